@@ -1,0 +1,36 @@
+/**
+ * A Source knows one backend and nothing else: which references exist, which revision each
+ * points at, and the bytes of the files at a revision. It never parses YAML.
+ */
+export interface Revision {
+  /** Commit id, manifest digest, or a content hash of the file set (local). */
+  readonly id: string;
+  readonly ref: string;
+  readonly meta?: { readonly author?: string; readonly message?: string; readonly at?: string };
+}
+
+export interface SourceFile {
+  /** Relative to the state root, `/`-separated, no leading `./`. */
+  readonly path: string;
+  /** Blob id / ETag / digest / `mtimeMs-size`: equal ids mean equal bytes. */
+  readonly contentId: string;
+  /** Size in bytes when known before reading (used to refuse files over `storage.max_file_size`). */
+  readonly size?: number;
+  bytes(): Promise<Uint8Array>;
+}
+
+export interface FileSet {
+  readonly revision: Revision;
+  readonly files: readonly SourceFile[];
+}
+
+export interface Source {
+  readonly kind: 'local' | 'git' | 'oci' | 'object';
+  /** What exists now and where it points. Cheap. */
+  refs(): Promise<Map<string, Revision>>;
+  /** Every file under the state root at that revision (the loader picks the state files). */
+  files(rev: Revision): Promise<FileSet>;
+  /** Local only; others are polled. Returns an unsubscribe function. */
+  watch?(onChange: () => void): () => Promise<void>;
+  close?(): Promise<void>;
+}

@@ -1,0 +1,16 @@
+/** A located problem in a state file (or in the index file, or in the set of files as a whole). */
+export type Severity = 'error' | 'warning';
+
+export interface Problem {
+  readonly severity: Severity;
+  /** Stable rule id, dotted, e.g. `flag.variant.unknown`, `yaml.syntax`, `schema.type`. */
+  readonly rule: string;
+  /** Path relative to the state root, `/`-separated. Empty string when the problem has no file. */
+  readonly file: string;
+  /** 1-based; 0 when unknown. */
+  readonly line: number;
+  /** 1-based; 0 when unknown. */
+  readonly column: number;
+  readonly message: string;
+  readonly hint?: string;
+}

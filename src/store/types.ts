@@ -1,0 +1,40 @@
+import type { Snapshot } from '../state/model.js';
+import type { Problem } from '../state/problem.js';
+import type { Revision } from '../sources/types.js';
+
+export interface RejectedRevision {
+  readonly revision: Revision;
+  /** RFC 3339. */
+  readonly at: string;
+  readonly problems: readonly Problem[];
+}
+
+export interface RefStatus {
+  readonly reference: string;
+  /** Revision currently served (undefined until a first good build). */
+  readonly revision?: Revision;
+  /** RFC 3339 time the served snapshot was swapped in. */
+  readonly loadedAt?: string;
+  /** The last revision that failed to load (while it is newer than the one served). */
+  readonly lastRejected?: RejectedRevision;
+  /** A fetch/IO error from the last attempt (backend down, auth refused...). */
+  readonly lastError?: { readonly at: string; readonly message: string };
+}
+
+export type StoreEvent =
+  | { readonly type: 'swap'; readonly reference: string; readonly snapshot: Snapshot; readonly durationMs: number }
+  | { readonly type: 'rejected'; readonly reference: string; readonly rejected: RejectedRevision }
+  | { readonly type: 'error'; readonly reference: string; readonly message: string };
+
+export interface SnapshotStore {
+  /** The reference served when a request names none. */
+  readonly defaultReference: string;
+  /** The current snapshot of a built reference; never waits for I/O. */
+  get(ref?: string): Snapshot | undefined;
+  /** Builds an unbuilt reference on demand; throws VexilError NotFound `reference "<ref>" not found`. */
+  resolve(ref?: string): Promise<Snapshot>;
+  status(): RefStatus[];
+  /** Listen to swaps, rejections and errors (metrics, logs). Returns an unsubscribe function. */
+  subscribe(listener: (event: StoreEvent) => void): () => void;
+  close(): Promise<void>;
+}
