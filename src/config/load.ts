@@ -1,0 +1,371 @@
+/**
+ * Resolves the server configuration: YAML file (optional) → `${VAR}` placeholders → `VEXIL_*`
+ * environment overrides → schema defaults → schema check → cross-key rules → Config with
+ * durations in milliseconds and absolute paths. Synchronous: it runs once, before anything starts.
+ *
+ * Every problem is collected, then thrown together as one ConfigError whose message names each
+ * key's dotted path, what was expected, and where the value came from (file line, variable name).
+ */
+import path from 'node:path';
+import type { ErrorObject } from 'ajv';
+import type { Config } from './types.js';
+import { DurationError, parseDuration } from './duration.js';
+import { ConfigError, type ConfigProblem } from './errors.js';
+import { ENV_PREFIX, resolveEnvKey } from './env.js';
+import { readConfigFile, type FilePosition } from './file.js';
+import { coerceFromString, quote } from './coerce.js';
+import { BUNDLED_EXAMPLES_DIR } from './paths.js';
+import { checkSemantics } from './semantic.js';
+import { configSchema, deref, schemaAt, type SchemaNode } from './schema.js';
+
+export interface LoadConfigOptions {
+  /** YAML config file (relative to `cwd`). Without it, only defaults and the environment apply. */
+  file?: string;
+  /** Environment to read `VEXIL_*` overrides and `${VAR}` placeholders from (default process.env). */
+  env?: NodeJS.ProcessEnv;
+  /** Base of relative paths given by environment variables, and of `file` (default process.cwd()). */
+  cwd?: string;
+  /** Served when storage.local.path is not set (default: the package's bundled examples/ folder). */
+  defaultLocalPath?: string;
+  /** `VEXIL_*` variables that are not config keys (e.g. ones the CLI reads itself); skipped. */
+  ignoreEnv?: readonly string[];
+}
+
+type Origin =
+  | { kind: 'file'; file: string; pos: FilePosition }
+  | { kind: 'placeholder'; variable: string; file: string; pos: FilePosition }
+  | { kind: 'env'; variable: string };
+
+type Tree = Record<string, unknown>;
+
+/** Flipt's placeholder form: the whole value is `${NAME}`. */
+const PLACEHOLDER = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
+
+/** Names Flipt uses for methods that vexil calls differently. */
+const RENAMED_KEYS: Readonly<Record<string, string>> = { github: 'code_host', kubernetes: 'cluster' };
+
+/** Loads and validates the configuration. Throws ConfigError listing every problem found. */
+export function loadConfig(opts: LoadConfigOptions = {}): Config {
+  const env = opts.env ?? process.env;
+  const cwd = opts.cwd ?? process.cwd();
+  const { schema, validate } = configSchema();
+  const problems: ConfigProblem[] = [];
+  const origins = new Map<string, Origin>();
+  let data: Tree = {};
+  let fileDir: string | undefined;
+
+  if (opts.file !== undefined) {
+    const file = opts.file;
+    const read = readConfigFile(path.resolve(cwd, file));
+    if (read.problems.length > 0) {
+      throw new ConfigError(read.problems.map((p) => ({ ...p, message: p.message.replace(path.resolve(cwd, file), file) })));
+    }
+    data = read.data;
+    fileDir = path.dirname(path.resolve(cwd, file));
+    for (const [key, pos] of read.positions) origins.set(key, { kind: 'file', file, pos });
+    substitutePlaceholders(data, [], { schema, env, origins, problems, file });
+  }
+
+  applyEnvOverrides(data, { schema, env, origins, problems, ignore: new Set(opts.ignoreEnv ?? []) });
+
+  const candidate = structuredClone(data);
+  if (!validate(candidate)) {
+    for (const err of validate.errors ?? []) {
+      const p = describeSchemaError(err, candidate, schema, origins);
+      if (p && !problems.some((q) => q.path === p.path && q.message === p.message)) problems.push(p);
+    }
+  }
+  if (problems.length === 0) problems.push(...checkSemantics(candidate));
+  if (problems.length > 0) throw new ConfigError(problems);
+
+  convertDurations(candidate, schema, schema);
+  const storage = candidate.storage as { local: { path?: string } };
+  const localPath = storage.local.path;
+  if (localPath === undefined) {
+    storage.local.path = path.resolve(opts.defaultLocalPath ?? BUNDLED_EXAMPLES_DIR);
+  } else {
+    const origin = origins.get('storage.local.path');
+    storage.local.path = path.resolve(origin?.kind === 'env' || fileDir === undefined ? cwd : fileDir, localPath);
+  }
+  const session = (candidate.authentication as { session: { domain?: string } }).session;
+  if (session.domain !== undefined) session.domain = bareDomain(session.domain);
+  return candidate as unknown as Config;
+}
+
+interface WalkContext {
+  schema: SchemaNode;
+  env: NodeJS.ProcessEnv;
+  origins: Map<string, Origin>;
+  problems: ConfigProblem[];
+}
+
+/** Replaces whole-value `${NAME}` strings of the file, as Flipt does, typed by the schema. */
+function substitutePlaceholders(node: unknown, at: string[], ctx: WalkContext & { file: string }): void {
+  if (node === null || typeof node !== 'object') return;
+  const entries: Array<[string, unknown]> = Array.isArray(node)
+    ? node.map((v, i) => [String(i), v])
+    : Object.entries(node as Tree);
+  for (const [key, value] of entries) {
+    const keyPath = [...at, key];
+    if (typeof value !== 'string') {
+      substitutePlaceholders(value, keyPath, ctx);
+      continue;
+    }
+    const m = PLACEHOLDER.exec(value);
+    if (!m) continue;
+    const variable = m[1]!;
+    const dotted = keyPath.join('.');
+    const fileOrigin = ctx.origins.get(dotted);
+    const pos = fileOrigin?.kind === 'file' ? fileOrigin.pos : { line: 0, col: 0, keyLine: 0, keyCol: 0 };
+    const text = ctx.env[variable];
+    // Flipt reads an unset variable as "": refused here, since an empty secret or CSRF key
+    // would silently weaken the server.
+    if (text === undefined) {
+      ctx.problems.push({
+        path: dotted,
+        message: `environment variable ${variable} is not set (referenced as \${${variable}} at ${ctx.file}:${pos.line}:${pos.col})`,
+        source: `${ctx.file}:${pos.line}:${pos.col}`,
+      });
+      setAt(node as Tree, key, undefined);
+      continue;
+    }
+    ctx.origins.set(dotted, { kind: 'placeholder', variable, file: ctx.file, pos });
+    const coerced = coerceFromString(schemaAt(ctx.schema, keyPath), text);
+    if (!coerced.ok) {
+      ctx.problems.push({ path: dotted, message: `${coerced.message} from \${${variable}}`, source: variable });
+      setAt(node as Tree, key, undefined);
+    } else {
+      setAt(node as Tree, key, coerced.value);
+    }
+  }
+}
+
+function setAt(container: Tree | unknown[], key: string, value: unknown): void {
+  if (Array.isArray(container)) {
+    container[Number(key)] = value;
+  } else if (value === undefined) {
+    delete container[key];
+  } else {
+    container[key] = value;
+  }
+}
+
+/** Applies `VEXIL_*` variables (empty ones are ignored, as in Flipt), broadest keys first. */
+function applyEnvOverrides(data: Tree, ctx: WalkContext & { ignore: Set<string> }): void {
+  const overrides: Array<{ variable: string; path: string[]; value: unknown }> = [];
+  const names = Object.keys(ctx.env)
+    .filter((n) => n.startsWith(ENV_PREFIX) && !ctx.ignore.has(n) && ctx.env[n] !== undefined && ctx.env[n] !== '')
+    .sort();
+  for (const variable of names) {
+    const text = ctx.env[variable]!;
+    const match = resolveEnvKey(ctx.schema, variable, data);
+    if (!match.ok) {
+      const dotted = match.path.join('.');
+      ctx.problems.push({
+        path: dotted || variable,
+        message: `unknown key (from ${variable})${envSuggestion(ctx.schema, match.path)}`,
+        source: variable,
+      });
+      continue;
+    }
+    const coerced = coerceFromString(match.schema, text);
+    if (!coerced.ok) {
+      ctx.problems.push({ path: match.path.join('.'), message: `${coerced.message} from ${variable}`, source: variable });
+      continue;
+    }
+    overrides.push({ variable, path: match.path, value: coerced.value });
+  }
+  overrides.sort((a, b) => a.path.length - b.path.length);
+  for (const o of overrides) {
+    let node: Tree = data;
+    for (const key of o.path.slice(0, -1)) {
+      const next = node[key];
+      if (next === null || typeof next !== 'object' || Array.isArray(next)) node[key] = {};
+      node = node[key] as Tree;
+    }
+    node[o.path[o.path.length - 1]!] = o.value;
+    const dotted = o.path.join('.');
+    for (const key of [...ctx.origins.keys()]) if (key.startsWith(`${dotted}.`)) ctx.origins.delete(key);
+    ctx.origins.set(dotted, { kind: 'env', variable: o.variable });
+  }
+}
+
+/** One ajv error → one problem with the dotted path, the expectation and the value's origin. */
+function describeSchemaError(
+  err: ErrorObject,
+  data: Tree,
+  schema: SchemaNode,
+  origins: Map<string, Origin>,
+): ConfigProblem | undefined {
+  const at = err.instancePath === '' ? [] : err.instancePath.slice(1).split('/').map(unescapePointer);
+  const value = valueAt(data, at);
+  const node = schemaAt(schema, at);
+  let keyPath = at;
+  let message: string;
+  let showsValue = false;
+
+  switch (err.keyword) {
+    case 'additionalProperties': {
+      keyPath = [...at, String(err.params.additionalProperty)];
+      const origin = originOf(origins, keyPath);
+      const where = origin ? ` (${originText(origin, true)})` : '';
+      return {
+        path: keyPath.join('.'),
+        message: `unknown key${where}${suggestion(schema, keyPath)}`,
+        ...(origin ? { source: originSource(origin) } : {}),
+      };
+    }
+    case 'required':
+      keyPath = [...at, String(err.params.missingProperty)];
+      return { path: keyPath.join('.'), message: 'required' };
+    case 'type':
+      if (node?.format === 'duration') {
+        message = `invalid duration ${quote(value)} (expected a string such as 30s, 1m30s, 24h)`;
+        showsValue = true;
+      } else {
+        message = `must be ${withArticle(String(err.params.type))}`;
+      }
+      break;
+    case 'format':
+      if (err.params.format === 'duration') {
+        try {
+          parseDuration(String(value));
+          message = `invalid duration ${quote(value)}`;
+        } catch (e) {
+          message = e instanceof DurationError ? e.message : String(e);
+        }
+        showsValue = true;
+      } else if (err.params.format === 'uri') {
+        message = 'must be an absolute URL (e.g. https://example.com)';
+      } else {
+        message = `must be a ${String(err.params.format)}`;
+      }
+      break;
+    case 'enum':
+      message = `must be one of ${(err.params.allowedValues as unknown[]).map(String).join(', ')}`;
+      break;
+    case 'minimum':
+    case 'maximum':
+      message = `must be ${String(err.params.comparison)} ${String(err.params.limit)}`;
+      break;
+    case 'minLength':
+      message = err.params.limit === 1 ? 'must not be empty' : `must be at least ${String(err.params.limit)} characters`;
+      break;
+    default:
+      message = err.message ?? `fails ${err.keyword}`;
+  }
+
+  const origin = originOf(origins, keyPath);
+  const details = [showsValue ? '' : `got ${quote(value)}`, origin ? originText(origin, false) : '']
+    .filter(Boolean)
+    .join(' ');
+  return {
+    path: keyPath.join('.'),
+    message: details ? `${message} (${details})` : message,
+    ...(origin ? { source: originSource(origin) } : {}),
+  };
+}
+
+function originOf(origins: Map<string, Origin>, keyPath: string[]): Origin | undefined {
+  for (let n = keyPath.length; n > 0; n--) {
+    const o = origins.get(keyPath.slice(0, n).join('.'));
+    if (o) return o;
+  }
+  return undefined;
+}
+
+function originText(o: Origin, ofKey: boolean): string {
+  switch (o.kind) {
+    case 'env':
+      return `from ${o.variable}`;
+    case 'placeholder':
+      return `from \${${o.variable}} at ${o.file}:${o.pos.line}:${o.pos.col}`;
+    case 'file':
+      return ofKey ? `at ${o.file}:${o.pos.keyLine}:${o.pos.keyCol}` : `at ${o.file}:${o.pos.line}:${o.pos.col}`;
+  }
+}
+
+function originSource(o: Origin): string {
+  return o.kind === 'env' ? o.variable : `${o.file}:${o.pos.line}:${o.pos.col}`;
+}
+
+/** " (did you mean "local"?)" for a near-miss of a known key, or a Flipt name vexil spells differently. */
+function suggestion(schema: SchemaNode, keyPath: string[]): string {
+  const key = keyPath[keyPath.length - 1];
+  const parent = schemaAt(schema, keyPath.slice(0, -1));
+  if (key === undefined || !parent?.properties) return '';
+  const known = Object.keys(parent.properties);
+  const renamed = RENAMED_KEYS[key.toLowerCase()];
+  if (renamed && known.includes(renamed)) return ` (vexil calls this method "${renamed}")`;
+  let best: string | undefined;
+  let bestDistance = 3;
+  for (const k of known) {
+    const d = editDistance(key.toLowerCase(), k);
+    if (d < bestDistance) [best, bestDistance] = [k, d];
+  }
+  return best ? ` (did you mean "${best}"?)` : '';
+}
+
+/** As suggestion(), also trying the first word of an unresolved name (GITHUB of GITHUB_ENABLED). */
+function envSuggestion(schema: SchemaNode, keyPath: string[]): string {
+  const whole = suggestion(schema, keyPath);
+  const last = keyPath[keyPath.length - 1];
+  if (whole !== '' || last === undefined || !last.includes('_')) return whole;
+  return suggestion(schema, [...keyPath.slice(0, -1), last.split('_')[0]!]);
+}
+
+function editDistance(a: string, b: string): number {
+  const row = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    let diag = row[0]!;
+    row[0] = i;
+    for (let j = 1; j <= b.length; j++) {
+      const up = row[j]!;
+      row[j] = Math.min(up + 1, row[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
+      diag = up;
+    }
+  }
+  return row[b.length]!;
+}
+
+function withArticle(type: string): string {
+  const name = type === 'object' ? 'mapping (object)' : type === 'array' ? 'list (array)' : type;
+  return /^[aeiou]/.test(name) ? `an ${name}` : `a ${name}`;
+}
+
+function unescapePointer(s: string): string {
+  return s.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+function valueAt(data: unknown, keyPath: string[]): unknown {
+  let v = data;
+  for (const k of keyPath) v = v && typeof v === 'object' ? (v as Tree)[k] : undefined;
+  return v;
+}
+
+/** Replaces every `format: duration` string (already validated) by its milliseconds. */
+function convertDurations(value: unknown, node: SchemaNode, root: SchemaNode): unknown {
+  const n = deref(root, node);
+  if (n.format === 'duration' && typeof value === 'string') return parseDuration(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (Array.isArray(value)) {
+    if (n.items) value.forEach((v, i) => (value[i] = convertDurations(v, n.items!, root)));
+    return value;
+  }
+  const tree = value as Tree;
+  for (const key of Object.keys(tree)) {
+    const child = n.properties?.[key] ?? (typeof n.additionalProperties === 'object' ? n.additionalProperties : undefined);
+    if (child) tree[key] = convertDurations(tree[key], child, root);
+  }
+  return value;
+}
+
+/** Flipt strips a scheme and a port from session.domain (`http://host:8080` → `host`). */
+function bareDomain(domain: string): string {
+  let d = domain.trim();
+  const scheme = d.indexOf('://');
+  if (scheme >= 0) d = d.slice(scheme + 3);
+  d = d.split('/')[0]!;
+  if (d.startsWith('[')) return d.slice(0, d.indexOf(']') + 1);
+  return d.replace(/:\d*$/, '');
+}

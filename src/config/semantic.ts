@@ -1,0 +1,66 @@
+/**
+ * Rules the JSON Schema cannot express (they depend on other keys), checked on a config that
+ * already passed the schema. Wording follows Flipt's where Flipt has the same rule.
+ */
+import { parseDuration } from './duration.js';
+import type { ConfigProblem } from './errors.js';
+
+// The shape is guaranteed by the schema check that runs first.
+type Obj = Record<string, any>;
+
+const METHODS_WITH_CLEANUP = ['token', 'oidc', 'code_host', 'cluster'] as const;
+
+export function checkSemantics(raw: Obj): ConfigProblem[] {
+  const problems: ConfigProblem[] = [];
+  const add = (path: string, message: string) => problems.push({ path, message });
+  const auth: Obj = raw.authentication;
+  const methods: Obj = auth.methods;
+
+  const sessionMethods = ['oidc', 'code_host'].filter((m) => methods[m].enabled === true);
+  if (sessionMethods.length > 0 && !auth.session.domain) {
+    add(
+      'authentication.session.domain',
+      `required when a session-compatible method is enabled (${sessionMethods.join(', ')})`,
+    );
+  }
+
+  for (const key of ['token_lifetime', 'state_lifetime']) {
+    if (parseDuration(auth.session[key]) <= 0) add(`authentication.session.${key}`, 'must be a positive duration');
+  }
+  for (const m of METHODS_WITH_CLEANUP) {
+    for (const key of ['interval', 'grace_period']) {
+      if (parseDuration(methods[m].cleanup[key]) <= 0) {
+        add(`authentication.methods.${m}.cleanup.${key}`, 'must be a positive duration');
+      }
+    }
+  }
+
+  const oidc: Obj = methods.oidc;
+  (oidc.email_matches as string[]).forEach((pattern, i) => {
+    try {
+      new RegExp(pattern);
+    } catch (err) {
+      add(`authentication.methods.oidc.email_matches.${i}`, `invalid regular expression: ${(err as Error).message}`);
+    }
+  });
+
+  const codeHost: Obj = methods.code_host;
+  if (codeHost.enabled) {
+    for (const key of ['client_id', 'client_secret', 'redirect_address']) {
+      if (!codeHost[key]) add(`authentication.methods.code_host.${key}`, 'required when code_host is enabled');
+    }
+  }
+  if ((codeHost.allowed_organizations as string[]).length > 0 && !(codeHost.scopes as string[]).includes('read:org')) {
+    add('authentication.methods.code_host.scopes', 'must contain read:org when allowed_organizations is not empty');
+  }
+
+  const jwt: Obj = methods.jwt;
+  if (jwt.enabled) {
+    if (jwt.jwks_url === undefined && jwt.public_key_file === undefined) {
+      add('authentication.methods.jwt', 'one of jwks_url or public_key_file is required when jwt is enabled');
+    } else if (jwt.jwks_url !== undefined && jwt.public_key_file !== undefined) {
+      add('authentication.methods.jwt', 'only one of jwks_url or public_key_file can be set');
+    }
+  }
+  return problems;
+}
