@@ -1,16 +1,432 @@
 /**
- * CONTRACT (to be implemented by the evaluation work): turns a declared flag plus the segments of
- * its namespace into the precomputed data the evaluators read. Pure; called once per flag at
- * snapshot build. Validation has already guaranteed that every referenced segment and variant exists.
+ * Turns a declared flag plus the segments of its namespace into the precomputed data the
+ * evaluators read (flipt-semantics.md §2). Pure; called once per flag at snapshot build.
+ * Validation has already guaranteed that every referenced segment and variant exists; a broken
+ * reference here is an internal error and throws.
+ *
+ * Everything that does not depend on the request is decided here: operators become opcodes,
+ * constraint values are parsed (a value Go could not parse compiles to "never matches", exactly
+ * what Flipt's evaluator ends up doing on every call), `isoneof` lists become Sets, distribution
+ * bounds use Flipt's float32 truncation, threshold percentages are float32, and every result that
+ * does not depend on a partial OR match is built once and frozen.
  */
-import type { FlagDefinition, Segment } from '../state/model.js';
+import type { ComparisonType, FlagDefinition, FlagType, Rule, Rollout, Segment, Variant } from '../state/model.js';
+import { crc32String } from './hash.js';
+import { NO_KEYS, booleanResult, variantResult } from './results.js';
+import type { BooleanResult, EvaluationReason, VariantResult } from './types.js';
+import { parseGoFloat, parseGoTime, parseNumberArray, parseStringArray } from './values.js';
 
-export interface CompiledFlag {
-  readonly _todo?: never;
+// ----- opcodes: one per (comparison type, operator) behaviour ------------------------------------
+
+/** Never true whatever the input (unknown operator, `le`, a constraint value Go cannot parse...). */
+export const OP_NEVER = 0;
+/** Go `len(strings.TrimSpace(v)) == 0`: string `empty`, number/boolean/datetime `notpresent`. */
+export const OP_BLANK = 1;
+/** Negation of OP_BLANK: string `notempty`, number/boolean/datetime `present`. */
+export const OP_NOT_BLANK = 2;
+export const OP_STR_EQ = 3;
+export const OP_STR_NEQ = 4;
+export const OP_STR_PREFIX = 5;
+export const OP_STR_SUFFIX = 6;
+export const OP_STR_CONTAINS = 7;
+export const OP_STR_NOTCONTAINS = 8;
+export const OP_STR_ONEOF = 9;
+export const OP_STR_NOTONEOF = 10;
+export const OP_NUM_EQ = 11;
+export const OP_NUM_NEQ = 12;
+export const OP_NUM_LT = 13;
+export const OP_NUM_LTE = 14;
+export const OP_NUM_GT = 15;
+export const OP_NUM_GTE = 16;
+export const OP_NUM_ONEOF = 17;
+export const OP_NUM_NOTONEOF = 18;
+export const OP_BOOL_TRUE = 19;
+export const OP_BOOL_FALSE = 20;
+export const OP_TIME_EQ = 21;
+export const OP_TIME_NEQ = 22;
+export const OP_TIME_LT = 23;
+export const OP_TIME_LTE = 24;
+export const OP_TIME_GT = 25;
+export const OP_TIME_GTE = 26;
+
+const STRING_OPS: Readonly<Record<string, number>> = {
+  empty: OP_BLANK,
+  notempty: OP_NOT_BLANK,
+  eq: OP_STR_EQ,
+  neq: OP_STR_NEQ,
+  prefix: OP_STR_PREFIX,
+  suffix: OP_STR_SUFFIX,
+  contains: OP_STR_CONTAINS,
+  notcontains: OP_STR_NOTCONTAINS,
+  isoneof: OP_STR_ONEOF,
+  isnotoneof: OP_STR_NOTONEOF,
+};
+// No `le`: Flipt v1's schema lists it but its evaluator has no such case, so it never matches.
+const NUMBER_OPS: Readonly<Record<string, number>> = {
+  notpresent: OP_BLANK,
+  present: OP_NOT_BLANK,
+  eq: OP_NUM_EQ,
+  neq: OP_NUM_NEQ,
+  lt: OP_NUM_LT,
+  lte: OP_NUM_LTE,
+  gt: OP_NUM_GT,
+  gte: OP_NUM_GTE,
+  isoneof: OP_NUM_ONEOF,
+  isnotoneof: OP_NUM_NOTONEOF,
+};
+const BOOLEAN_OPS: Readonly<Record<string, number>> = {
+  notpresent: OP_BLANK,
+  present: OP_NOT_BLANK,
+  true: OP_BOOL_TRUE,
+  false: OP_BOOL_FALSE,
+};
+const DATETIME_OPS: Readonly<Record<string, number>> = {
+  notpresent: OP_BLANK,
+  present: OP_NOT_BLANK,
+  eq: OP_TIME_EQ,
+  neq: OP_TIME_NEQ,
+  lt: OP_TIME_LT,
+  lte: OP_TIME_LTE,
+  gt: OP_TIME_GT,
+  gte: OP_TIME_GTE,
+};
+const OPS_BY_TYPE: Readonly<Record<ComparisonType, Readonly<Record<string, number>>>> = {
+  STRING_COMPARISON_TYPE: STRING_OPS,
+  ENTITY_ID_COMPARISON_TYPE: STRING_OPS,
+  NUMBER_COMPARISON_TYPE: NUMBER_OPS,
+  BOOLEAN_COMPARISON_TYPE: BOOLEAN_OPS,
+  DATETIME_COMPARISON_TYPE: DATETIME_OPS,
+};
+
+// ----- compiled shapes -----------------------------------------------------------------------------
+
+/** Every field is always present (unused ones hold a neutral value) so all constraints share one shape. */
+export interface CompiledConstraint {
+  readonly op: number;
+  /** Context key read; ignored when `entity`. */
+  readonly property: string;
+  /** ENTITY_ID_COMPARISON_TYPE: compare the request's entityId instead of a context value. */
+  readonly entity: boolean;
+  /** String operand (eq/neq/prefix/suffix/contains/notcontains). */
+  readonly str: string;
+  /** Number operand (eq..gte); may be NaN/±Infinity, which Go also accepts and compares. */
+  readonly num: number;
+  /** Datetime operand as seconds since the epoch + nanoseconds. */
+  readonly sec: number;
+  readonly nsec: number;
+  readonly strings: ReadonlySet<string> | null;
+  /** Set membership uses SameValueZero: 0 and -0 are one member, as with Go's `==`. */
+  readonly numbers: ReadonlySet<number> | null;
 }
 
+export interface CompiledSegment {
+  readonly key: string;
+  /** ALL_MATCH_TYPE (else ANY). */
+  readonly all: boolean;
+  readonly constraints: readonly CompiledConstraint[];
+  /** Holds a constraint of a comparison type Flipt does not know: evaluating it fails the request. */
+  readonly unknownType: boolean;
+}
+
+/** A set of segments combined with OR/AND, as rules and segment rollouts hold them. */
+export interface CompiledSegmentSet {
+  /** Distinct segments in declared order (Flipt keys them by segment key, so duplicates collapse). */
+  readonly segments: readonly CompiledSegment[];
+  readonly and: boolean;
+  /** The keys of `segments`, frozen: the segmentKeys of a result where all of them matched. */
+  readonly allKeys: readonly string[];
+  readonly unknownType: boolean;
+}
+
+export interface CompiledRule extends CompiledSegmentSet {
+  /** Cumulative upper bucket bounds of the distributions with rollout > 0, in declared order. */
+  readonly bounds: readonly number[];
+  readonly variantKeys: readonly string[];
+  readonly attachments: readonly string[];
+  /** Per bound: the result when every segment matched and the bucket fell in that distribution. */
+  readonly hits: readonly VariantResult[];
+  /** Every segment matched and the bucket fell outside all distributions (match=false, no fall-through). */
+  readonly miss: VariantResult;
+  /** Every segment matched and the rule has no distribution with rollout > 0 (match=true, default variant). */
+  readonly noDistributions: VariantResult;
+}
+
+export const ROLLOUT_SKIP = 0;
+export const ROLLOUT_THRESHOLD = 1;
+export const ROLLOUT_SEGMENT = 2;
+
+export interface CompiledRollout extends CompiledSegmentSet {
+  readonly kind: number;
+  /** float32 of the threshold percentage (compared with strict `<`). */
+  readonly percentage: number;
+  readonly value: boolean;
+  /** The result when this rollout decides (threshold, or a segment rollout whose segments all matched). */
+  readonly result: BooleanResult;
+}
+
+export interface CompiledVariantFlag {
+  readonly rules: readonly CompiledRule[];
+  /** Default variant's key/attachment, or "" when there is none. */
+  readonly defaultKey: string;
+  readonly defaultAttachment: string;
+  /** DEFAULT_EVALUATION_REASON with a default variant, else UNKNOWN_EVALUATION_REASON. */
+  readonly baseReason: EvaluationReason;
+  readonly disabled: VariantResult;
+  readonly noMatch: VariantResult;
+}
+
+export interface CompiledBooleanFlag {
+  readonly rollouts: readonly CompiledRollout[];
+  /** Fall-through: enabled = flag.enabled, DEFAULT_EVALUATION_REASON. */
+  readonly fallThrough: BooleanResult;
+}
+
+export interface CompiledFlag {
+  readonly key: string;
+  readonly type: FlagType;
+  readonly enabled: boolean;
+  /** crc32 of the flag key's UTF-8 bytes: the seed for variant bucketing (flagKey ‖ entityId). */
+  readonly keyCrc: number;
+  /** Set for VARIANT_FLAG_TYPE. */
+  readonly variant: CompiledVariantFlag | null;
+  /** Set for BOOLEAN_FLAG_TYPE. */
+  readonly boolean: CompiledBooleanFlag | null;
+}
+
+// ----- compile ---------------------------------------------------------------------------------------
+
+/** Segments are immutable snapshot objects shared by many flags: compile each once. */
+const compiledSegments = new WeakMap<Segment, CompiledSegment>();
+
 export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, Segment>): CompiledFlag {
-  void flag;
-  void segments;
-  throw new Error('compileFlag: not implemented yet');
+  const isVariant = flag.type === 'VARIANT_FLAG_TYPE';
+  return Object.freeze({
+    key: flag.key,
+    type: flag.type,
+    enabled: flag.enabled,
+    keyCrc: crc32String(flag.key, 0),
+    variant: isVariant ? compileVariantFlag(flag, segments) : null,
+    boolean: isVariant ? null : compileBooleanFlag(flag, segments),
+  });
+}
+
+function compileVariantFlag(flag: FlagDefinition, segments: ReadonlyMap<string, Segment>): CompiledVariantFlag {
+  const dv = flag.defaultVariant;
+  const defaultKey = dv ? dv.key : '';
+  const defaultAttachment = dv ? dv.attachment : '';
+  const baseReason: EvaluationReason = dv ? 'DEFAULT_EVALUATION_REASON' : 'UNKNOWN_EVALUATION_REASON';
+  const rules = flag.rules.map((rule) => compileRule(flag, rule, segments, defaultKey, defaultAttachment, baseReason));
+  return Object.freeze({
+    rules: Object.freeze(rules),
+    defaultKey,
+    defaultAttachment,
+    baseReason,
+    disabled: frozenVariant(flag.key, false, NO_KEYS, 'FLAG_DISABLED_EVALUATION_REASON', defaultKey, defaultAttachment),
+    noMatch: frozenVariant(flag.key, false, NO_KEYS, baseReason, defaultKey, defaultAttachment),
+  });
+}
+
+function compileRule(
+  flag: FlagDefinition,
+  rule: Rule,
+  segments: ReadonlyMap<string, Segment>,
+  defaultKey: string,
+  defaultAttachment: string,
+  baseReason: EvaluationReason,
+): CompiledRule {
+  const keys = rule.segmentKey !== '' ? [rule.segmentKey] : rule.segmentKeys;
+  const set = compileSegmentSet(flag, keys, rule.segmentOperator === 'AND_SEGMENT_OPERATOR', segments, `rule ${rule.rank}`);
+
+  const bounds: number[] = [];
+  const variantKeys: string[] = [];
+  const attachments: string[] = [];
+  const hits: VariantResult[] = [];
+  let upper = 0;
+  for (const d of rule.distributions) {
+    // Flipt holds rollouts as float32 and skips those that are not > 0 ...
+    const rollout = Math.fround(d.rollout);
+    if (!(rollout > 0)) continue;
+    // ... and truncates each width on its own: int(float32(rollout) * float32(10)).
+    upper += Math.trunc(Math.fround(rollout * 10));
+    const variant = findVariant(flag, d.variantId, d.variantKey);
+    bounds.push(upper);
+    variantKeys.push(variant.key);
+    attachments.push(variant.attachment);
+    hits.push(frozenVariant(flag.key, true, set.allKeys, 'MATCH_EVALUATION_REASON', variant.key, variant.attachment));
+  }
+  return Object.freeze({
+    ...set,
+    bounds: Object.freeze(bounds),
+    variantKeys: Object.freeze(variantKeys),
+    attachments: Object.freeze(attachments),
+    hits: Object.freeze(hits),
+    miss: frozenVariant(flag.key, false, set.allKeys, baseReason, defaultKey, defaultAttachment),
+    noDistributions: frozenVariant(flag.key, true, set.allKeys, 'MATCH_EVALUATION_REASON', defaultKey, defaultAttachment),
+  });
+}
+
+function compileBooleanFlag(flag: FlagDefinition, segments: ReadonlyMap<string, Segment>): CompiledBooleanFlag {
+  const rollouts = flag.rollouts.map((r) => compileRollout(flag, r, segments));
+  return Object.freeze({
+    rollouts: Object.freeze(rollouts),
+    fallThrough: Object.freeze(booleanResult(flag.key, flag.enabled, 'DEFAULT_EVALUATION_REASON', NO_KEYS)),
+  });
+}
+
+const EMPTY_SET: CompiledSegmentSet = Object.freeze({ segments: Object.freeze([]), and: false, allKeys: NO_KEYS, unknownType: false });
+
+function compileRollout(flag: FlagDefinition, rollout: Rollout, segments: ReadonlyMap<string, Segment>): CompiledRollout {
+  // Flipt tests the threshold first, then the segment; a rollout with neither is skipped.
+  if (rollout.threshold) {
+    const { percentage, value } = rollout.threshold;
+    return Object.freeze({
+      ...EMPTY_SET,
+      kind: ROLLOUT_THRESHOLD,
+      percentage: Math.fround(percentage),
+      value,
+      result: Object.freeze(booleanResult(flag.key, value, 'MATCH_EVALUATION_REASON', NO_KEYS)),
+    });
+  }
+  if (rollout.segment) {
+    const s = rollout.segment;
+    const keys = s.segmentKey !== '' ? [s.segmentKey] : s.segmentKeys;
+    const set = compileSegmentSet(flag, keys, s.segmentOperator === 'AND_SEGMENT_OPERATOR', segments, `rollout ${rollout.rank}`);
+    return Object.freeze({
+      ...set,
+      kind: ROLLOUT_SEGMENT,
+      percentage: 0,
+      value: s.value,
+      result: Object.freeze(booleanResult(flag.key, s.value, 'MATCH_EVALUATION_REASON', set.allKeys)),
+    });
+  }
+  return Object.freeze({
+    ...EMPTY_SET,
+    kind: ROLLOUT_SKIP,
+    percentage: 0,
+    value: false,
+    result: Object.freeze(booleanResult(flag.key, false, 'MATCH_EVALUATION_REASON', NO_KEYS)),
+  });
+}
+
+function compileSegmentSet(
+  flag: FlagDefinition,
+  keys: readonly string[],
+  and: boolean,
+  segments: ReadonlyMap<string, Segment>,
+  where: string,
+): CompiledSegmentSet {
+  const compiled: CompiledSegment[] = [];
+  const seen = new Set<string>();
+  for (const key of keys) {
+    if (seen.has(key)) continue;
+    seen.add(key);
+    const segment = segments.get(key);
+    if (!segment) throw new Error(`compileFlag: flag ${flag.namespaceKey}/${flag.key} ${where} references unknown segment "${key}"`);
+    compiled.push(compileSegment(segment));
+  }
+  return {
+    segments: Object.freeze(compiled),
+    and,
+    allKeys: Object.freeze(compiled.map((s) => s.key)),
+    unknownType: compiled.some((s) => s.unknownType),
+  };
+}
+
+function compileSegment(segment: Segment): CompiledSegment {
+  let c = compiledSegments.get(segment);
+  if (!c) {
+    const constraints = segment.constraints.map((k) => compileConstraint(k.type, k.operator, k.property, k.value));
+    c = Object.freeze({
+      key: segment.key,
+      all: segment.matchType === 'ALL_MATCH_TYPE',
+      constraints: Object.freeze(constraints.filter((x): x is CompiledConstraint => x !== null)),
+      unknownType: constraints.includes(null),
+    });
+    compiledSegments.set(segment, c);
+  }
+  return c;
+}
+
+/** null for a comparison type Flipt does not know (its evaluator answers "unknown constraint type"). */
+export function compileConstraint(type: string, operator: string, property: string, value: string): CompiledConstraint | null {
+  const ops = Object.hasOwn(OPS_BY_TYPE, type) ? OPS_BY_TYPE[type as ComparisonType] : undefined;
+  if (!ops) return null;
+  let op = Object.hasOwn(ops, operator) ? ops[operator] : OP_NEVER;
+  let num = 0;
+  let sec = 0;
+  let nsec = 0;
+  let strings: ReadonlySet<string> | null = null;
+  let numbers: ReadonlySet<number> | null = null;
+
+  switch (op) {
+    case OP_STR_ONEOF:
+    case OP_STR_NOTONEOF: {
+      // Unparsable list: Flipt answers false for both operators.
+      const list = parseStringArray(value);
+      if (list === undefined) op = OP_NEVER;
+      else strings = new Set(list);
+      break;
+    }
+    case OP_NUM_ONEOF:
+    case OP_NUM_NOTONEOF: {
+      const list = parseNumberArray(value);
+      if (list === undefined) op = OP_NEVER;
+      else numbers = new Set(list);
+      break;
+    }
+    case OP_NUM_EQ:
+    case OP_NUM_NEQ:
+    case OP_NUM_LT:
+    case OP_NUM_LTE:
+    case OP_NUM_GT:
+    case OP_NUM_GTE: {
+      const n = parseGoFloat(value);
+      if (n === undefined) op = OP_NEVER;
+      else num = n;
+      break;
+    }
+    case OP_TIME_EQ:
+    case OP_TIME_NEQ:
+    case OP_TIME_LT:
+    case OP_TIME_LTE:
+    case OP_TIME_GT:
+    case OP_TIME_GTE: {
+      const t = parseGoTime(value);
+      if (t === undefined) op = OP_NEVER;
+      else {
+        sec = t.seconds;
+        nsec = t.nanos;
+      }
+      break;
+    }
+  }
+  return Object.freeze({
+    op,
+    property,
+    entity: type === 'ENTITY_ID_COMPARISON_TYPE',
+    str: value,
+    num,
+    sec,
+    nsec,
+    strings,
+    numbers,
+  });
+}
+
+function findVariant(flag: FlagDefinition, id: string, key: string): Variant {
+  // Flipt resolves a distribution to the first variant with that key.
+  const v = flag.variants.find((x) => x.id === id) ?? flag.variants.find((x) => x.key === key);
+  if (!v) throw new Error(`compileFlag: flag ${flag.namespaceKey}/${flag.key} references unknown variant "${key}"`);
+  return v;
+}
+
+function frozenVariant(
+  flagKey: string,
+  match: boolean,
+  segmentKeys: readonly string[],
+  reason: EvaluationReason,
+  variantKey: string,
+  attachment: string,
+): VariantResult {
+  return Object.freeze(variantResult(flagKey, match, segmentKeys, reason, variantKey, attachment));
 }
