@@ -1,9 +1,24 @@
 /**
- * CONTRACT (to be implemented by the state-core work): the pure loader. Files in, a snapshot or
- * located problems out. No I/O. Same code for `vexil serve`, `vexil validate`, `vexil evaluate`.
+ * The pure loader. Files in, a snapshot or located problems out. No I/O. Same code for
+ * `vexil serve`, `vexil validate`, `vexil evaluate`.
+ *
+ * Stages: parse each file fast (parse.ts; reused through `parseCache` by content id), validate
+ * each document against the schema (schema.ts), check all documents together (semantic.ts),
+ * build the frozen snapshot (build.ts). Problems are found as path-addressed findings and get
+ * their line/column only at the end, and only for the files that have some (locate.ts).
  */
+import type { LoadedDocument } from './document.js';
+import type { Finding, FindingsByFile } from './finding.js';
+import { compareProblems, compareWalkOrder } from './order.js';
+import { buildSnapshot } from './build.js';
+import { jsonSyntaxProblem, locateFindings, yamlSyntaxProblems } from './locate.js';
 import type { Snapshot } from './model.js';
+import { decodeUtf8, fileKindOf, parseText } from './parse.js';
+import type { FileKind } from './parse.js';
 import type { Problem } from './problem.js';
+import { schemaFindings } from './schema.js';
+import { selectFiles } from './select.js';
+import { checkDocuments } from './semantic.js';
 
 export interface StateFile {
   /** Relative to the state root, `/`-separated. */
@@ -35,27 +50,152 @@ export interface LoadResult {
 }
 
 /**
+ * What the parse cache holds for one content id and decoder: the documents and the findings that
+ * depend on that content alone (syntax problems, schema findings), without the file path.
+ * Entries are shared and never mutated.
+ */
+interface ParsedEntry {
+  readonly tag: typeof ENTRY_TAG;
+  readonly docs: readonly unknown[];
+  readonly schema: readonly Finding[];
+  /** Located syntax/encoding problems (file left empty); when present there are no documents. */
+  readonly syntax?: readonly Omit<Problem, 'file'>[];
+}
+const ENTRY_TAG = 'vexil.parsed.v1';
+
+/**
  * `files` are the state files already selected by the index (see `selectStateFiles`).
  */
 export function load(files: readonly StateFile[], opts: LoadOptions): LoadResult {
-  void files;
-  void opts;
-  throw new Error('load: not implemented yet');
+  try {
+    return loadUnsafe(files, opts);
+  } catch (err) {
+    // A bug, not a state problem: still reported as a problem so callers never see a throw.
+    const message = err instanceof Error ? err.message : String(err);
+    return {
+      problems: [{ severity: 'error', rule: 'internal.error', file: '', line: 0, column: 0, message: `internal error while loading: ${message}`, hint: 'please report this with the state files that trigger it' }],
+    };
+  }
+}
+
+function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult {
+  const problems: Problem[] = [];
+  const findings: FindingsByFile = new Map();
+  const docs: LoadedDocument[] = [];
+  const parsedByFile = new Map<string, { file: StateFile; kind: FileKind; docs: readonly unknown[] }>();
+  let complete = true;
+
+  const ordered = [...files].sort((a, b) => compareWalkOrder(a.path, b.path));
+  for (const file of ordered) {
+    const kind = fileKindOf(file.path);
+    if (typeof kind !== 'string') {
+      complete = false;
+      problems.push({
+        severity: 'error',
+        rule: 'file.extension',
+        file: file.path,
+        line: 1,
+        column: 1,
+        message: `unexpected extension: ${JSON.stringify(kind.unsupported)}`,
+        hint: 'state files end in .yml, .yaml or .json (or have no extension, read as JSON); change the index globs to leave this file out',
+      });
+      continue;
+    }
+    const entry = parseFile(file, kind, opts.parseCache);
+    if (entry.syntax) {
+      complete = false;
+      for (const p of entry.syntax) problems.push({ ...p, file: file.path });
+      continue;
+    }
+    parsedByFile.set(file.path, { file, kind, docs: entry.docs });
+    if (entry.schema.length > 0) findings.set(file.path, [...entry.schema]);
+    entry.docs.forEach((data, index) => {
+      if (data !== null && data !== undefined) docs.push({ file: file.path, index, data });
+    });
+  }
+
+  const checked = checkDocuments(docs, complete);
+  mergeFindings(findings, checked.findings);
+
+  const located = () => {
+    const out = [...problems];
+    for (const [path, list] of findings) {
+      const parsed = parsedByFile.get(path)!;
+      const decoded = decodeUtf8(parsed.file.bytes);
+      const text = 'text' in decoded ? decoded.text : '';
+      out.push(...locateFindings(path, text, parsed.kind, list));
+    }
+    return out.sort(compareProblems);
+  };
+
+  const hasError = problems.some((p) => p.severity === 'error') || [...findings.values()].some((l) => l.some((f) => f.severity === 'error'));
+  if (hasError) return { problems: located() };
+
+  const warnings = located();
+  const built = buildSnapshot(checked.namespaces, {
+    reference: opts.reference,
+    revision: opts.revision,
+    builtAt: (opts.now ?? new Date()).toISOString(),
+    warnings,
+  });
+  if ('findings' in built) {
+    mergeFindings(findings, built.findings);
+    return { problems: located() };
+  }
+  return { snapshot: built.snapshot, problems: warnings };
+}
+
+function mergeFindings(into: FindingsByFile, from: FindingsByFile): void {
+  for (const [path, list] of from) {
+    const existing = into.get(path);
+    if (existing) existing.push(...list);
+    else into.set(path, list);
+  }
+}
+
+function parseFile(file: StateFile, kind: FileKind, cache: ParseCache | undefined): ParsedEntry {
+  const key = file.contentId === undefined ? undefined : `${kind}:${file.contentId}`;
+  if (cache && key !== undefined) {
+    const hit = cache.get(key) as ParsedEntry | undefined;
+    if (hit && hit.tag === ENTRY_TAG) return hit;
+  }
+  const entry = parseUncached(file, kind);
+  if (cache && key !== undefined) cache.set(key, entry);
+  return entry;
+}
+
+function parseUncached(file: StateFile, kind: FileKind): ParsedEntry {
+  const fail = (syntax: Omit<Problem, 'file'>[]): ParsedEntry => ({ tag: ENTRY_TAG, docs: [], schema: [], syntax });
+  const decoded = decodeUtf8(file.bytes);
+  if ('failure' in decoded) {
+    const f = decoded.failure;
+    return fail([{ severity: 'error', rule: 'file.encoding', line: f.line, column: f.column, message: f.message, hint: 'save the file as UTF-8' }]);
+  }
+  const parsed = parseText(decoded.text, kind);
+  if ('failure' in parsed) {
+    const located =
+      kind === 'yaml' ? yamlSyntaxProblems(file.path, decoded.text, parsed.failure) : [jsonSyntaxProblem(file.path, decoded.text)];
+    return fail(located.map(({ file: _file, ...p }) => p));
+  }
+  const schema: Finding[] = [];
+  parsed.docs.forEach((doc, index) => {
+    if (doc !== null && doc !== undefined) schema.push(...schemaFindings(doc, index));
+  });
+  return { tag: ENTRY_TAG, docs: parsed.docs, schema };
 }
 
 /** The index-file names, in order of preference, read only at the state root. */
-export const INDEX_FILE_NAMES = ['.vexil.yml', '.flipt.yml'] as const;
+export { INDEX_FILE_NAMES } from './select.js';
 
 /**
  * Which of `paths` are state files: applies the index file (`include`/`exclude`, gobwas-glob
  * semantics where `*` crosses `/`) or the default discovery when there is none. Problems in the
- * index file are reported located.
+ * index file are reported located. When they include an error, `paths` is empty and the state
+ * must be treated as invalid (do not load an empty selection as if it were valid).
  */
 export function selectStateFiles(
   paths: readonly string[],
   indexFile?: StateFile,
 ): { paths: string[]; problems: Problem[] } {
-  void paths;
-  void indexFile;
-  throw new Error('selectStateFiles: not implemented yet');
+  return selectFiles(paths, indexFile);
 }

@@ -1,0 +1,157 @@
+/**
+ * `npm run bench -- http`: autocannon on loopback, 50 connections, against `POST /evaluate/v1/variant`
+ * of a real `vexil serve` (compiled build, default config: info logs as JSON lines, here into a
+ * file) and, in the same run, against a bare node:http server answering a fixed body of the same
+ * size (the ceiling). Each server and the load generator are separate processes; each server gets a
+ * short warm-up run first. Target: vexil >= 0.7x the ceiling's req/s.
+ *
+ * Cluster mode (`server.workers`) is not built yet: see the TODO in bench/RESULTS.md.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { BenchBuild } from './build.js';
+import { REPO } from './build.js';
+import { runWorker } from './spawn.js';
+import { fmtInt, fmtRatio, verdict } from './stats.js';
+import type { AutocannonLine } from './workers/autocannon-worker.js';
+
+export interface HttpOptions {
+  connections: number;
+  durationSec: number;
+  warmupSec: number;
+}
+
+export const HTTP_DEFAULTS: HttpOptions = { connections: 50, durationSec: 10, warmupSec: 2 };
+export const TARGET_CEILING = 0.7;
+
+/** The request every connection sends (variant scenario (a) of the eval bench). */
+export const EVAL_BODY = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag1', entityId: 'user-42', context: { fizz: 'buzz' } });
+
+export interface HttpReport {
+  vexil: AutocannonLine;
+  ceiling: AutocannonLine;
+  responseBytes: number;
+  markdown: string;
+  verdicts: Array<{ target: string; ok: boolean }>;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, timeoutMs = 20_000): Promise<T> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    const t = setTimeout(() => child.kill('SIGKILL'), 5000);
+    child.once('exit', () => {
+      clearTimeout(t);
+      resolve();
+    });
+    child.kill('SIGTERM');
+  });
+}
+
+async function startVexil(build: BenchBuild, dir: string): Promise<{ child: ChildProcess; url: string; logFile: string }> {
+  mkdirSync(join(dir, 'state'), { recursive: true });
+  writeFileSync(join(dir, 'state/features.yml'), readFileSync(join(REPO, 'bench/fixtures/features.yml')));
+  writeFileSync(
+    join(dir, 'config.yml'),
+    ['server:', '  host: 127.0.0.1', '  http_port: 0', 'log:', '  level: info', '  encoding: json', 'storage:', '  type: local', '  local:', '    path: ./state', ''].join('\n'),
+  );
+  const logFile = join(dir, 'vexil.log');
+  const fd = openSync(logFile, 'w');
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VEXIL_')) env[k] = v;
+  env.NODE_OPTIONS = '';
+  const child = spawn(process.execPath, [join(build.root, 'src/cli/main.js'), 'serve', '--config', join(dir, 'config.yml')], {
+    cwd: dir,
+    env,
+    stdio: ['ignore', fd, 'pipe'],
+  });
+  closeSync(fd);
+  let stderr = '';
+  child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  const url = await waitFor('vexil to listen', () => {
+    if (child.exitCode !== null) throw new Error(`vexil serve exited (${child.exitCode}): ${stderr}`);
+    const m = /"url":"(http:\/\/[^"]+)"/.exec(readFileSync(logFile, 'utf8'));
+    return m ? m[1] : undefined;
+  });
+  return { child, url, logFile };
+}
+
+async function startCeiling(build: BenchBuild, bodyBytes: number): Promise<{ child: ChildProcess; url: string }> {
+  const child = spawn(process.execPath, [join(build.root, 'bench/workers/ceiling-server.js'), JSON.stringify({ bodyBytes })], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_OPTIONS: '' },
+  });
+  let out = '';
+  child.stdout!.setEncoding('utf8').on('data', (d: string) => (out += d));
+  const port = await waitFor('the ceiling server to listen', () => {
+    const m = /"port":(\d+)/.exec(out);
+    return m ? Number(m[1]) : undefined;
+  });
+  return { child, url: `http://127.0.0.1:${port}` };
+}
+
+async function load(build: BenchBuild, url: string, opts: HttpOptions, durationSec: number): Promise<AutocannonLine> {
+  const [line] = await runWorker<AutocannonLine>(build.root, 'autocannon-worker', { url, connections: opts.connections, durationSec, body: EVAL_BODY });
+  return line;
+}
+
+export async function runHttpBench(build: BenchBuild, opts: HttpOptions, log: (s: string) => void): Promise<HttpReport> {
+  const dir = mkdtempSync(join(tmpdir(), 'vexil-bench-http-'));
+  let vexilProc: ChildProcess | undefined;
+  let ceilingProc: ChildProcess | undefined;
+  try {
+    const v = await startVexil(build, dir);
+    vexilProc = v.child;
+    const endpoint = `${v.url}/evaluate/v1/variant`;
+    const probe = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: EVAL_BODY });
+    const sample = await probe.text();
+    if (probe.status !== 200) throw new Error(`vexil answered ${probe.status}: ${sample}`);
+    const responseBytes = Buffer.byteLength(sample);
+    log(`  vexil at ${v.url}; a response is ${responseBytes} bytes: ${sample}`);
+    if (opts.warmupSec > 0) await load(build, endpoint, opts, opts.warmupSec);
+    const vexil = await load(build, endpoint, opts, opts.durationSec);
+    log(`  vexil: ${fmtInt(vexil.reqPerSec)} req/s, p50 ${vexil.p50Ms} ms, p99 ${vexil.p99Ms} ms, non-2xx ${vexil.non2xx}, errors ${vexil.errors}`);
+    await stop(v.child);
+    vexilProc = undefined;
+
+    const c = await startCeiling(build, responseBytes);
+    ceilingProc = c.child;
+    if (opts.warmupSec > 0) await load(build, `${c.url}/evaluate/v1/variant`, opts, opts.warmupSec);
+    const ceiling = await load(build, `${c.url}/evaluate/v1/variant`, opts, opts.durationSec);
+    log(`  ceiling: ${fmtInt(ceiling.reqPerSec)} req/s, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms`);
+    await stop(c.child);
+    ceilingProc = undefined;
+
+    if (vexil.non2xx > 0 || vexil.errors > 0) throw new Error(`vexil answered ${vexil.non2xx} non-2xx and ${vexil.errors} errors under load`);
+    const ratio = vexil.reqPerSec / ceiling.reqPerSec;
+    const ok = ratio >= TARGET_CEILING;
+    const markdown = [
+      `autocannon, ${opts.connections} connections, ${opts.durationSec} s (after a ${opts.warmupSec} s warm-up), POST /evaluate/v1/variant with a ${Buffer.byteLength(EVAL_BODY)}-byte body; the ceiling answers a fixed ${responseBytes}-byte body. Single process each (no cluster).`,
+      '',
+      '| server | req/s | p50 | p99 | requests | non-2xx / errors |',
+      '|---|---:|---:|---:|---:|---:|',
+      `| vexil serve (default config, info logs to a file) | ${fmtInt(vexil.reqPerSec)} | ${vexil.p50Ms} ms | ${vexil.p99Ms} ms | ${fmtInt(vexil.totalRequests)} | ${vexil.non2xx} / ${vexil.errors} |`,
+      `| bare node:http, fixed body (ceiling) | ${fmtInt(ceiling.reqPerSec)} | ${ceiling.p50Ms} ms | ${ceiling.p99Ms} ms | ${fmtInt(ceiling.totalRequests)} | ${ceiling.non2xx} / ${ceiling.errors} |`,
+      '',
+      `vexil / ceiling = **${fmtRatio(ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(ok)}`,
+    ].join('\n');
+    return { vexil, ceiling, responseBytes, markdown, verdicts: [{ target: `http: vexil ≥ ${TARGET_CEILING}× bare node:http`, ok }] };
+  } finally {
+    if (vexilProc) await stop(vexilProc);
+    if (ceilingProc) await stop(ceilingProc);
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * `npm run bench -- eval|load|http|all [options]`: the benchmarks of issue 3 §2. This file only
+ * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
+ * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
+ *
+ * Options:
+ *   --quick            shorter run for a smoke check (1 repetition, fewer rounds, 3 s HTTP)
+ *   --reps N           eval: processes per scenario (default 3)
+ *   --rounds N         eval: rounds per engine (default 9; flipt-client-js 5)
+ *   --scenario S       eval: only this scenario (variant|boolean|static|complex), repeatable
+ *   --duration S       http: seconds per measured run (default 10)
+ *   --out FILE         also write the report to FILE (Markdown)
+ */
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { buildForBench } from './build.js';
+import { EVAL_DEFAULTS, runEvalBench, type EvalOptions } from './eval.js';
+import { HTTP_DEFAULTS, runHttpBench, type HttpOptions } from './http.js';
+import { LOAD_DEFAULTS, runLoadBench, type LoadOptions } from './load.js';
+import { machineInfo, machineMarkdown } from './machine.js';
+import { verdict } from './stats.js';
+import type { ScenarioName } from './workers/eval-worker.js';
+
+const KINDS = ['eval', 'load', 'http', 'all'] as const;
+type Kind = (typeof KINDS)[number];
+
+const { values, positionals } = parseArgs({
+  args: process.argv.slice(2),
+  allowPositionals: true,
+  options: {
+    quick: { type: 'boolean', default: false },
+    reps: { type: 'string' },
+    rounds: { type: 'string' },
+    scenario: { type: 'string', multiple: true },
+    duration: { type: 'string' },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+
+const kind = (positionals[0] ?? 'all') as Kind;
+if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
+  process.stdout.write('usage: npm run bench -- eval|load|http|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE]\n');
+  process.exit(values.help ? 0 : 2);
+}
+
+const int = (s: string | undefined, fallback: number) => {
+  if (s === undefined) return fallback;
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`not a positive integer: ${s}`);
+  return n;
+};
+
+const evalOpts: EvalOptions = {
+  ...EVAL_DEFAULTS,
+  reps: int(values.reps, values.quick ? 1 : EVAL_DEFAULTS.reps),
+  rounds: int(values.rounds, values.quick ? 5 : EVAL_DEFAULTS.rounds),
+  fliptRounds: values.quick ? 2 : EVAL_DEFAULTS.fliptRounds,
+  scenarios: (values.scenario as ScenarioName[] | undefined) ?? EVAL_DEFAULTS.scenarios,
+};
+const loadOpts: LoadOptions = { ...LOAD_DEFAULTS, runs: values.quick ? 3 : LOAD_DEFAULTS.runs };
+const httpOpts: HttpOptions = {
+  ...HTTP_DEFAULTS,
+  durationSec: int(values.duration, values.quick ? 3 : HTTP_DEFAULTS.durationSec),
+  warmupSec: values.quick ? 1 : HTTP_DEFAULTS.warmupSec,
+};
+
+const log = (s: string) => process.stderr.write(`${s}\n`);
+const machine = machineInfo();
+const report: string[] = [`## ${kind === 'all' ? 'eval, load, http' : kind}`, '', `\`npm run bench -- ${process.argv.slice(2).join(' ')}\``, '', machineMarkdown(machine), ''];
+const verdicts: Array<{ target: string; ok: boolean }> = [];
+
+const build = buildForBench(log);
+try {
+  const started = performance.now();
+  if (kind === 'eval' || kind === 'all') {
+    log('eval: one process per scenario and repetition ...');
+    const r = await runEvalBench(build, evalOpts, log);
+    report.push('### Evaluation', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'load' || kind === 'all') {
+    log('load: one process per size and engine ...');
+    const r = await runLoadBench(build, loadOpts, log);
+    report.push('### Load', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'http' || kind === 'all') {
+    log('http: vexil serve, then the bare node:http ceiling ...');
+    const r = await runHttpBench(build, httpOpts, log);
+    report.push('### HTTP', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  report.push('### Targets', '');
+  for (const v of verdicts) report.push(`- ${verdict(v.ok)} ${v.target}`);
+  report.push('', `(${verdicts.filter((v) => v.ok).length}/${verdicts.length} met; benchmark took ${((performance.now() - started) / 1000).toFixed(0)} s after a ${(build.buildMs / 1000).toFixed(1)} s build)`, '');
+  const text = report.join('\n');
+  process.stdout.write(`${text}\n`);
+  if (values.out) writeFileSync(values.out, text);
+} finally {
+  build.dispose();
+}

@@ -1,0 +1,107 @@
+/**
+ * One load measurement in a fresh process, so peak RSS belongs to it alone:
+ *   vexil       load(files) = parse + validate + build the snapshot (src/state/load.ts)
+ *   js-yaml     the floor: UTF-8 decode + js-yaml loadAll of the same files, nothing else
+ *   flagd-core  new FlagdCore().setConfigurations(<equivalent flagd JSON>)
+ * Files are read before anything is timed. The first run is timed and then peak RSS is read
+ * (process.resourceUsage().maxRSS: the high-water mark of the process, in KiB); then `runs - 1`
+ * more runs give the median. Prints one JSON line.
+ *
+ * argv[2] = JSON {engine, dir, files, flagdFile, runs, flags}
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import jsYaml from 'js-yaml';
+import { FlagdCore } from '@openfeature/flagd-core';
+import { load } from '../../src/state/load.js';
+
+export type LoadEngine = 'vexil' | 'js-yaml' | 'flagd-core';
+
+export interface LoadWorkerArgs {
+  engine: LoadEngine;
+  dir: string;
+  /** Relative paths of the Flipt-format state files. */
+  files: string[];
+  /** The equivalent flagd JSON (for flagd-core). */
+  flagdFile: string;
+  runs: number;
+  /** For the report only. */
+  flags: number;
+}
+
+export interface LoadWorkerLine {
+  engine: LoadEngine;
+  flags: number;
+  bytes: number;
+  firstMs: number;
+  medianMs: number;
+  allMs: number[];
+  /** maxRSS after reading the inputs, before the first run (MiB). */
+  baseRssMiB: number;
+  /** maxRSS right after the first run (MiB). */
+  peakRssMiB: number;
+  /** Sanity: flags in the result (vexil: snapshot flags; js-yaml: flags in the documents; flagd: keys set). */
+  resultFlags: number;
+}
+
+const args = JSON.parse(process.argv[2]) as LoadWorkerArgs;
+const noop = { error() {}, warn() {}, info() {}, debug() {} };
+const rssMiB = () => process.resourceUsage().maxRSS / 1024;
+
+let op: () => number;
+let bytes = 0;
+if (args.engine === 'flagd-core') {
+  const json = readFileSync(join(args.dir, args.flagdFile), 'utf8');
+  bytes = Buffer.byteLength(json);
+  op = () => new FlagdCore(undefined, noop).setConfigurations(json).length;
+} else {
+  const files = args.files.map((path) => ({ path, bytes: new Uint8Array(readFileSync(join(args.dir, path))) }));
+  bytes = files.reduce((n, f) => n + f.bytes.length, 0);
+  if (args.engine === 'vexil') {
+    op = () => {
+      const r = load(files, { reference: 'bench', revision: 'bench' });
+      if (!r.snapshot) throw new Error(`vexil refused the generated state: ${JSON.stringify(r.problems.slice(0, 3))}`);
+      let n = 0;
+      for (const ns of r.snapshot.namespaces.values()) n += ns.flags.size;
+      return n;
+    };
+  } else {
+    // The same schema vexil parses with is irrelevant to the floor: js-yaml's CORE_SCHEMA is its
+    // fastest correct configuration for these files, so the floor is as low as js-yaml goes.
+    const decoder = new TextDecoder('utf-8', { fatal: true });
+    op = () => {
+      let n = 0;
+      for (const f of files) {
+        for (const doc of jsYaml.loadAll(decoder.decode(f.bytes), undefined, { schema: jsYaml.CORE_SCHEMA })) {
+          n += ((doc as { flags?: unknown[] } | null)?.flags ?? []).length;
+        }
+      }
+      return n;
+    };
+  }
+}
+
+const baseRssMiB = rssMiB();
+let t0 = performance.now();
+const resultFlags = op();
+const firstMs = performance.now() - t0;
+const peakRssMiB = rssMiB();
+const allMs = [firstMs];
+for (let i = 1; i < args.runs; i++) {
+  t0 = performance.now();
+  op();
+  allMs.push(performance.now() - t0);
+}
+const sorted = [...allMs].sort((a, b) => a - b);
+const line: LoadWorkerLine = {
+  engine: args.engine,
+  flags: args.flags,
+  bytes,
+  firstMs,
+  medianMs: sorted[sorted.length >> 1],
+  allMs,
+  baseRssMiB,
+  peakRssMiB,
+  resultFlags,
+};
+process.stdout.write(`${JSON.stringify(line)}\n`);

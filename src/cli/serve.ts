@@ -1,0 +1,138 @@
+/**
+ * `vexil serve [--config FILE]`: config → logger → source → store (first build) → HTTP server;
+ * SIGTERM/SIGINT → stop watching, drain in-flight requests, exit 0. Invalid config or invalid
+ * initial state → the problems on stderr, exit 1.
+ */
+import { relative, resolve, sep } from 'node:path';
+import { parseArgs } from 'node:util';
+import { ConfigError } from '../config/errors.js';
+import { loadConfig } from '../config/load.js';
+import type { Config } from '../config/types.js';
+import { createLogger } from '../logger.js';
+import { startHttpServer } from '../server/http.js';
+import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
+import { InvalidStateError } from '../store/invalid-state-error.js';
+import { createSnapshotStore } from '../store/snapshot-store.js';
+import { VERSION } from '../version.js';
+import { countSummary, formatText } from './format-problems.js';
+import type { CliIO } from './io.js';
+import { SERVE_USAGE, UsageError } from './usage.js';
+
+/**
+ * Last resort after a shutdown signal. The HTTP server cuts requests still running after its own
+ * 10 s drain; this only covers a shutdown step that hangs.
+ */
+const SHUTDOWN_TIMEOUT_MS = 15_000;
+
+export async function runServe(args: readonly string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: {
+        config: { type: 'string', short: 'c' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: false,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message, SERVE_USAGE);
+  }
+  if (parsed.values.help) {
+    io.stdout(SERVE_USAGE);
+    return 0;
+  }
+
+  let config: Config;
+  try {
+    config = loadConfig({ ...(parsed.values.config !== undefined ? { file: parsed.values.config } : {}), cwd: io.cwd });
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      io.stderr(`vexil: ${err.message}\n`);
+      return 1;
+    }
+    throw err;
+  }
+  if (config.storage.type !== 'local') {
+    io.stderr(`vexil: storage.type "${config.storage.type}" is not supported yet; this version serves "local" only\n`);
+    return 1;
+  }
+
+  const logger = createLogger(config.log);
+  const statePath = config.storage.local.path;
+  const source = createLocalSource({ path: statePath, maxFileSize: config.storage.max_file_size });
+  const store = createSnapshotStore({
+    source,
+    logger: logger.child({ component: 'store' }),
+    defaultReference: LOCAL_REFERENCE,
+    maxFileSize: config.storage.max_file_size,
+  });
+
+  try {
+    await store.start();
+  } catch (err) {
+    if (err instanceof InvalidStateError) {
+      const shown = displayBase(io.cwd, statePath);
+      const problems = err.problems.map((p) => ({ ...p, file: p.file === '' ? shown : joinDisplay(shown, p.file) }));
+      io.stderr(`vexil: the state in ${shown} is invalid (${countSummary(err.problems)}); not starting\n`);
+      io.stderr(formatText(problems));
+      logger.error({ reference: err.reference, revision: err.revision }, 'initial state invalid');
+      return 1;
+    }
+    io.stderr(`vexil: cannot load the state in ${statePath}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+
+  let server;
+  try {
+    server = await startHttpServer({ store, config, logger, storageType: 'local', version: VERSION });
+  } catch (err) {
+    await store.close();
+    io.stderr(`vexil: cannot listen on ${config.server.host}:${config.server.http_port}: ${(err as Error).message}\n`);
+    return 1;
+  }
+  logger.info({ url: server.url, storage: 'local', path: statePath, version: VERSION }, 'listening');
+
+  const running = server;
+  return new Promise<number>((resolveExit) => {
+    let stopping = false;
+    const shutdown = (signal: NodeJS.Signals) => {
+      if (stopping) {
+        logger.warn({ signal }, 'second signal: exiting without draining');
+        resolveExit(1);
+        return;
+      }
+      stopping = true;
+      logger.info({ signal }, 'shutting down: stop watching, drain in-flight requests');
+      const timer = setTimeout(() => {
+        logger.warn({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown did not finish in time; exiting');
+        resolveExit(1);
+      }, SHUTDOWN_TIMEOUT_MS);
+      timer.unref();
+      (async () => {
+        await store.close();
+        await running.close();
+        clearTimeout(timer);
+        logger.info({}, 'stopped');
+        resolveExit(0);
+      })().catch((err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        resolveExit(1);
+      });
+    };
+    process.on('SIGTERM', shutdown);
+    process.on('SIGINT', shutdown);
+  });
+}
+
+/** The state folder as the user would type it: relative when under the working folder. */
+function displayBase(cwd: string, statePath: string): string {
+  const rel = relative(cwd, resolve(cwd, statePath));
+  if (rel === '') return '.';
+  return rel.startsWith('..') ? statePath : rel.split(sep).join('/');
+}
+
+function joinDisplay(base: string, file: string): string {
+  return base === '.' ? file : `${base.split(sep).join('/')}/${file}`;
+}

@@ -1,0 +1,154 @@
+/**
+ * `vexil validate [PATH...] [--format text|json|github] [--strict]`: loads state exactly as
+ * `vexil serve` does (same source, same reader, same loader) and reports every located problem.
+ * Each folder is one state; files named directly are checked together as one state.
+ */
+import { createHash } from 'node:crypto';
+import { open, stat } from 'node:fs/promises';
+import { posix, resolve, sep } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
+import { readState, sortProblems } from '../sources/read-state.js';
+import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from '../sources/file-refused.js';
+import { load, type StateFile } from '../state/load.js';
+import type { Problem } from '../state/problem.js';
+import { countSummary, formatProblems, OUTPUT_FORMATS, type OutputFormat } from './format-problems.js';
+import type { CliIO } from './io.js';
+import { UsageError, VALIDATE_USAGE } from './usage.js';
+
+interface Checked {
+  readonly problems: Problem[];
+  readonly fileCount: number;
+  /** Text of the files, by display path, for quoting offending lines. */
+  readonly texts: Map<string, () => Promise<string | undefined>>;
+}
+
+export async function runValidate(args: readonly string[], io: CliIO): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...args],
+      options: {
+        format: { type: 'string', short: 'f', default: 'text' },
+        strict: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+      allowPositionals: true,
+      strict: true,
+    });
+  } catch (err) {
+    throw new UsageError((err as Error).message, VALIDATE_USAGE);
+  }
+  if (parsed.values.help) {
+    io.stdout(VALIDATE_USAGE);
+    return 0;
+  }
+  const format = parsed.values.format as OutputFormat;
+  if (!OUTPUT_FORMATS.includes(format)) {
+    throw new UsageError(`unknown format "${parsed.values.format}" (expected ${OUTPUT_FORMATS.join(', ')})`, VALIDATE_USAGE);
+  }
+
+  const folders: string[] = [];
+  const files: string[] = [];
+  for (const p of parsed.positionals.length > 0 ? parsed.positionals : ['.']) {
+    const st = await stat(resolve(io.cwd, p)).catch(() => undefined);
+    if (st === undefined) throw new UsageError(`no such file or folder: ${p}`, VALIDATE_USAGE);
+    (st.isDirectory() ? folders : files).push(p);
+  }
+
+  const checks: Checked[] = [];
+  for (const folder of folders) checks.push(await checkFolder(folder, io.cwd));
+  if (files.length > 0) checks.push(await checkFiles(files, io.cwd));
+
+  const problems = sortProblems(checks.flatMap((c) => c.problems));
+  const texts = new Map(checks.flatMap((c) => [...c.texts]));
+  const fileCount = checks.reduce((n, c) => n + c.fileCount, 0);
+
+  let lines: Map<string, string[]> | undefined;
+  if (format === 'text') {
+    lines = new Map();
+    for (const file of new Set(problems.filter((p) => p.line > 0).map((p) => p.file))) {
+      const text = await texts.get(file)?.().catch(() => undefined);
+      if (text !== undefined) lines.set(file, text.split(/\r?\n/));
+    }
+  }
+  io.stdout(formatProblems(format, problems, (f) => lines?.get(f)));
+
+  const errors = problems.filter((p) => p.severity === 'error').length;
+  const failed = errors > 0 || (parsed.values.strict && problems.length > errors);
+  if (format === 'text') {
+    const noun = fileCount === 1 ? 'state file' : 'state files';
+    io.stdout(`${failed ? 'FAILED' : 'OK'}: ${fileCount} ${noun}, ${countSummary(problems)}\n`);
+  }
+  return failed ? 1 : 0;
+}
+
+/** `dir` + a state-relative path, as a user would type it from the working folder. */
+function displayPath(dir: string, file: string): string {
+  const base = toPosix(dir);
+  if (file === '') return base;
+  return posix.normalize(posix.join(base, file));
+}
+
+function toPosix(p: string): string {
+  return sep === '/' ? p : p.split(sep).join('/');
+}
+
+async function checkFolder(folder: string, cwd: string): Promise<Checked> {
+  const source = createLocalSource({ path: resolve(cwd, folder) });
+  const rev = (await source.refs()).get(LOCAL_REFERENCE);
+  if (rev === undefined) throw new Error(`no state in ${folder}`);
+  const fileSet = await source.files(rev);
+  const result = await readState(fileSet, { reference: LOCAL_REFERENCE });
+  const texts = new Map<string, () => Promise<string | undefined>>();
+  for (const f of fileSet.files) {
+    texts.set(displayPath(folder, f.path), async () => new TextDecoder().decode(await f.bytes()));
+  }
+  return {
+    problems: result.problems.map((p) => ({ ...p, file: displayPath(folder, p.file) })),
+    fileCount: result.files.length,
+    texts,
+  };
+}
+
+async function checkFiles(paths: readonly string[], cwd: string): Promise<Checked> {
+  const problems: Problem[] = [];
+  const stateFiles: StateFile[] = [];
+  const texts = new Map<string, () => Promise<string | undefined>>();
+  const hash = createHash('sha256');
+  for (const p of paths) {
+    const file = posix.normalize(toPosix(p));
+    try {
+      const bytes = await readLimited(resolve(cwd, p), file, DEFAULT_MAX_FILE_SIZE);
+      stateFiles.push({ path: file, bytes });
+      hash.update(`${file}\0`).update(bytes);
+      texts.set(file, () => Promise.resolve(new TextDecoder().decode(bytes)));
+    } catch (err) {
+      const refused =
+        err instanceof FileRefusedError ? err : new FileRefusedError('file.unreadable', `${file} could not be read: ${(err as Error).message}`);
+      problems.push({
+        severity: 'error',
+        rule: refused.rule,
+        file,
+        line: 0,
+        column: 0,
+        message: refused.message,
+        ...(refused.hint !== undefined ? { hint: refused.hint } : {}),
+      });
+    }
+  }
+  const result = load(stateFiles, { reference: LOCAL_REFERENCE, revision: hash.digest('hex').slice(0, 40) });
+  return { problems: [...problems, ...result.problems], fileCount: paths.length, texts };
+}
+
+async function readLimited(abs: string, display: string, max: number): Promise<Uint8Array> {
+  const fh = await open(abs, 'r');
+  try {
+    const st = await fh.stat();
+    if (st.size > max) throw tooLarge(display, st.size, max);
+    const buf = await fh.readFile();
+    return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  } finally {
+    await fh.close();
+  }
+}

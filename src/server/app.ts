@@ -1,0 +1,109 @@
+/**
+ * The Koa application: request log → error catalogue → strict URL decoding → (auth hook) →
+ * 404/405 translation → routes. Routes stay thin: check input, read one snapshot, shape output.
+ */
+import Router from '@koa/router';
+import Koa, { type Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { Code, VexilError, notFound } from '../errors.js';
+import type { Config } from '../config/types.js';
+import type { SnapshotStore } from '../store/types.js';
+import { VERSION } from '../version.js';
+import type { AppState } from './context.js';
+import { errorMiddleware } from './errors.js';
+import { createHealth, type Health } from './health.js';
+import { createServerMetrics, type ServerMetrics } from './metrics.js';
+import { requestLog } from './request-log.js';
+import { registerEvaluationRoutes } from './routes/evaluation.js';
+import { registerManagementRoutes } from './routes/management.js';
+import { registerMetaRoutes, type VersionInfo } from './routes/meta.js';
+import { registerWriteRoutes } from './routes/writes.js';
+import { checkPathEncoding, parseQueryString } from './url.js';
+
+export type { VersionInfo } from './routes/meta.js';
+
+export interface AppDeps {
+  store: SnapshotStore;
+  config: Config;
+  logger: Logger;
+  /** Defaults to the package version. */
+  version?: string | VersionInfo;
+  /** Reported by `/meta/info`; defaults to `config.storage.type`. */
+  storageType?: string;
+  /** Pass one to share it; otherwise the app makes its own (see `VexilApp.vexil.dispose`). */
+  metrics?: ServerMetrics;
+  health?: Health;
+  /** Run after URL checks and before routing (authentication hooks in here). */
+  middleware?: readonly Middleware<AppState>[];
+}
+
+export type VexilApp = Koa<AppState> & {
+  readonly vexil: {
+    readonly metrics: ServerMetrics;
+    readonly health: Health;
+    /** Releases what the app made itself (its metrics' store subscription). */
+    dispose(): void;
+  };
+};
+
+/** Unknown path → 404 "Not Found"; a known path with another method → 405 with `Allow`. */
+const translateUnrouted: Middleware<AppState> = async (ctx, next) => {
+  await next();
+  if (ctx.status === 405 || ctx.status === 501) {
+    // Set by router.allowedMethods(); 501 is its answer for methods no route uses at all.
+    const allow = ctx.response.get('Allow');
+    if (allow === '') throw notFound('Not Found');
+    throw new VexilError(Code.Unimplemented, 'Method Not Allowed', { httpStatus: 405, headers: { Allow: allow } });
+  }
+  if (ctx.status === 404 && ctx.body == null) throw notFound('Not Found');
+};
+
+const strictUrl: Middleware<AppState> = async (ctx, next) => {
+  checkPathEncoding(ctx.path);
+  const query = parseQueryString(ctx.querystring);
+  ctx.state.query = query;
+  ctx.state.pretty = query.has('pretty');
+  await next();
+};
+
+export function createApp(deps: AppDeps): VexilApp {
+  const ownMetrics = deps.metrics === undefined;
+  const metrics = deps.metrics ?? createServerMetrics(deps.store);
+  const health = deps.health ?? createHealth();
+  const version: VersionInfo =
+    typeof deps.version === 'string' ? { version: deps.version } : (deps.version ?? { version: VERSION });
+
+  const app = new Koa<AppState>();
+  app.silent = true;
+
+  const router = new Router<AppState>({ sensitive: true });
+  registerMetaRoutes(router, {
+    store: deps.store,
+    health,
+    metrics,
+    version,
+    storageType: deps.storageType ?? deps.config.storage.type,
+    authenticationRequired: deps.config.authentication.required,
+  });
+  registerManagementRoutes(router, { store: deps.store });
+  registerWriteRoutes(router);
+  registerEvaluationRoutes(router, { store: deps.store, metrics });
+
+  app.use(requestLog({ logger: deps.logger, store: deps.store, metrics, health }));
+  app.use(errorMiddleware({ logger: deps.logger, pretty: (ctx) => (ctx.state as Partial<AppState>).pretty === true }));
+  app.use(strictUrl);
+  for (const m of deps.middleware ?? []) app.use(m);
+  app.use(translateUnrouted);
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+
+  return Object.assign(app, {
+    vexil: {
+      metrics,
+      health,
+      dispose: () => {
+        if (ownMetrics) metrics.dispose();
+      },
+    },
+  });
+}

@@ -1,0 +1,145 @@
+/**
+ * The HTTP server around the Koa app: listens on `config.server.host`/`http_port`, answers what
+ * Node handles before Koa (an `Expect` other than 100-continue, unparsable requests) with the
+ * same JSON error body, and shuts down gracefully.
+ */
+import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { Code, VexilError } from '../errors.js';
+import { createApp, type AppDeps, type VexilApp } from './app.js';
+import { serializeErrorBody, toErrorResponse } from './errors.js';
+import { createHealth } from './health.js';
+import { createServerMetrics } from './metrics.js';
+import { revisionFor } from './request-log.js';
+
+export { createApp, type AppDeps, type VexilApp, type VersionInfo } from './app.js';
+
+export interface StartHttpServerOptions extends AppDeps {
+  /** Overrides `config.server.host` / `config.server.http_port` (port 0 = any free port). */
+  host?: string;
+  port?: number;
+  /** How long close() waits for in-flight requests before cutting connections (default 10 s). */
+  shutdownTimeoutMs?: number;
+}
+
+export interface RunningHttpServer {
+  /** `http://host:port`, no trailing slash. */
+  readonly url: string;
+  readonly port: number;
+  readonly server: Server;
+  readonly app: VexilApp;
+  /**
+   * Graceful stop: `/health` turns NOT_SERVING, no new connections are accepted, in-flight
+   * requests finish (responses carry `Connection: close`), idle connections are closed; after
+   * the timeout the rest are cut. Does not close the store.
+   */
+  close(): Promise<void>;
+}
+
+function rawErrorResponse(err: VexilError, revision: string): { status: number; headers: Record<string, string>; body: string } {
+  const res = toErrorResponse(err);
+  const body = serializeErrorBody(res.body);
+  return {
+    status: res.status,
+    body,
+    headers: {
+      ...res.headers,
+      'Content-Type': 'application/json; charset=utf-8',
+      'Content-Length': String(Buffer.byteLength(body)),
+      'X-Vexil-Revision': revision,
+    },
+  };
+}
+
+function clientErrorFor(err: NodeJS.ErrnoException): VexilError {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return new VexilError(Code.ResourceExhausted, 'request header fields too large', { httpStatus: 431 });
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return new VexilError(Code.DeadlineExceeded, 'request timeout', { httpStatus: 408 });
+    case 'HPE_INVALID_METHOD':
+      return new VexilError(Code.InvalidArgument, 'unsupported HTTP method', { httpStatus: 400 });
+    default:
+      return new VexilError(Code.InvalidArgument, 'malformed HTTP request');
+  }
+}
+
+function formatHost(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+export async function startHttpServer(opts: StartHttpServerOptions): Promise<RunningHttpServer> {
+  const health = opts.health ?? createHealth();
+  const ownMetrics = opts.metrics === undefined;
+  const metrics = opts.metrics ?? createServerMetrics(opts.store);
+  const app = createApp({ ...opts, health, metrics });
+  const { store, logger } = opts;
+
+  const server = createServer(app.callback());
+
+  // Node answers an Expect it does not know with a bare 417; ours carries the JSON body.
+  server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
+    const expect = req.headers.expect ?? '';
+    const r = rawErrorResponse(
+      new VexilError(Code.InvalidArgument, `unsupported Expect header "${expect}": only 100-continue is supported`, { httpStatus: 417 }),
+      revisionFor({}, store),
+    );
+    res.writeHead(r.status, { ...r.headers, Connection: 'close' });
+    res.end(r.body);
+  });
+
+  // Requests Node cannot parse never reach Koa; answer them in the catalogue's shape too.
+  server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    if (err.code === 'ECONNRESET' || !socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const r = rawErrorResponse(clientErrorFor(err), revisionFor({}, store));
+    const head = [`HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? 'Bad Request'}`];
+    for (const [k, v] of Object.entries(r.headers)) head.push(`${k}: ${v}`);
+    head.push('Connection: close');
+    socket.end(`${head.join('\r\n')}\r\n\r\n${r.body}`);
+    logger.debug({ code: err.code, status: r.status }, 'client error');
+  });
+
+  const host = opts.host ?? opts.config.server.host;
+  const wantedPort = opts.port ?? opts.config.server.http_port;
+  await new Promise<void>((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once('error', onError);
+    server.listen(wantedPort, host, () => {
+      server.off('error', onError);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : wantedPort;
+  const url = `http://${formatHost(host)}:${port}`;
+  logger.debug({ url }, 'http server listening');
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= new Promise<void>((resolve) => {
+      health.serving = false;
+      const timeoutMs = opts.shutdownTimeoutMs ?? 10_000;
+      // Keep-alive sockets become idle as their last response ends; close them as they do.
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      const cut = setTimeout(() => {
+        logger.warn({ timeoutMs }, 'shutdown timeout: closing remaining connections');
+        server.closeAllConnections();
+      }, timeoutMs);
+      server.close(() => {
+        clearInterval(sweep);
+        clearTimeout(cut);
+        app.vexil.dispose();
+        if (ownMetrics) metrics.dispose();
+        logger.info('http server closed');
+        resolve();
+      });
+      server.closeIdleConnections();
+    });
+    return closing;
+  };
+
+  return { url, port, server, app, close };
+}

@@ -1,0 +1,99 @@
+/**
+ * Operational endpoints: `/health` (liveness), `/ready` (the default reference has a snapshot),
+ * `/meta/info`, `/meta/snapshots` (vexil's extension: per-reference load status) and `/metrics`.
+ */
+import type Router from '@koa/router';
+import { Code, VexilError } from '../../errors.js';
+import type { RefStatus, SnapshotStore } from '../../store/types.js';
+import type { AppState } from '../context.js';
+import type { Health } from '../health.js';
+import type { ServerMetrics } from '../metrics.js';
+import { sendJson } from '../respond.js';
+
+export interface VersionInfo {
+  version: string;
+  commit?: string;
+  buildDate?: string;
+}
+
+export interface MetaDeps {
+  store: SnapshotStore;
+  health: Health;
+  metrics: ServerMetrics;
+  version: VersionInfo;
+  storageType: string;
+  authenticationRequired: boolean;
+}
+
+/** Go's GOARCH names, as Flipt reports them. */
+const GO_ARCH: Readonly<Record<string, string>> = { x64: 'amd64', ia32: '386', arm: 'arm', arm64: 'arm64' };
+
+function statusJson(s: RefStatus, defaultReference: string) {
+  return {
+    reference: s.reference,
+    default: s.reference === defaultReference,
+    ...(s.revision ? { revision: s.revision } : {}),
+    ...(s.loadedAt !== undefined ? { loadedAt: s.loadedAt } : {}),
+    ...(s.lastRejected ? { lastRejected: s.lastRejected } : {}),
+    ...(s.lastError ? { lastError: s.lastError } : {}),
+  };
+}
+
+function notReadyReason(store: SnapshotStore): string {
+  const ref = store.defaultReference;
+  const status = store.status().find((s) => s.reference === ref);
+  let why = `no snapshot of reference "${ref}" has been loaded yet`;
+  if (status?.lastRejected) {
+    const n = status.lastRejected.problems.length;
+    why += `: revision ${status.lastRejected.revision.id} was rejected with ${n} problem${n === 1 ? '' : 's'} (see /meta/snapshots)`;
+  } else if (status?.lastError) {
+    why += `: ${status.lastError.message}`;
+  }
+  return why;
+}
+
+export function registerMetaRoutes(router: Router<AppState>, deps: MetaDeps): void {
+  const { store, health, metrics } = deps;
+
+  router.get('/health', (ctx) => {
+    if (!health.serving) throw new VexilError(Code.Unavailable, 'NOT_SERVING');
+    sendJson(ctx, { status: 'SERVING' });
+  });
+
+  router.get('/ready', (ctx) => {
+    if (!health.serving) throw new VexilError(Code.Unavailable, 'shutting down');
+    const snapshot = store.get();
+    if (!snapshot) throw new VexilError(Code.Unavailable, notReadyReason(store));
+    sendJson(ctx, { status: 'READY', reference: snapshot.reference, revision: snapshot.revision });
+  });
+
+  router.get('/meta/info', (ctx) => {
+    const v = deps.version;
+    const isRelease = /^\d+\.\d+\.\d+$/.test(v.version);
+    sendJson(ctx, {
+      version: v.version,
+      ...(v.commit ? { commit: v.commit } : {}),
+      ...(v.buildDate ? { buildDate: v.buildDate } : {}),
+      isRelease,
+      updateAvailable: false,
+      os: process.platform,
+      arch: GO_ARCH[process.arch] ?? process.arch,
+      authentication: { required: deps.authenticationRequired },
+      storage: { type: deps.storageType, readOnly: true },
+      reference: store.defaultReference,
+      revision: store.get()?.revision ?? '',
+    });
+  });
+
+  router.get('/meta/snapshots', (ctx) => {
+    const def = store.defaultReference;
+    sendJson(ctx, { defaultReference: def, references: store.status().map((s) => statusJson(s, def)) });
+  });
+
+  router.get('/metrics', async (ctx) => {
+    const text = await metrics.registry.metrics();
+    ctx.status = 200;
+    ctx.type = metrics.registry.contentType;
+    ctx.body = text;
+  });
+}

@@ -1,0 +1,27 @@
+/**
+ * Thrown by `SourceFile.bytes()` when a source will not hand out a file's bytes (too large, a
+ * symlink leaving the state root...). The state reader turns it into a located problem on that
+ * file instead of failing the whole read, so one bad file never crashes a load.
+ */
+export class FileRefusedError extends Error {
+  /** Stable problem rule id, e.g. `file.too-large`, `file.symlink-outside-root`. */
+  readonly rule: string;
+  readonly hint?: string;
+
+  constructor(rule: string, message: string, hint?: string) {
+    super(message);
+    this.name = 'FileRefusedError';
+    this.rule = rule;
+    if (hint !== undefined) this.hint = hint;
+  }
+}
+
+export const DEFAULT_MAX_FILE_SIZE = 8 * 1024 * 1024;
+
+export function tooLarge(path: string, size: number, maxFileSize: number): FileRefusedError {
+  return new FileRefusedError(
+    'file.too-large',
+    `${path} is ${size} bytes, over the limit of ${maxFileSize} bytes`,
+    'split the file, or raise storage.max_file_size',
+  );
+}

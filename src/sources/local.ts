@@ -1,0 +1,258 @@
+/**
+ * The local-folder backend: one reference (`local`), whose revision is a content hash of the
+ * folder's files, and a chokidar watcher that tells the store when something changed.
+ *
+ * Safety rules: a symlink is followed only when its target stays inside the state root (checked
+ * on real paths); a file over `maxFileSize` is never read; `.git` and `node_modules` are skipped.
+ * Refused files are still listed, so that when the index selects one the reader reports a located
+ * problem instead of silently dropping its flags.
+ */
+import { createHash } from 'node:crypto';
+import { constants as fsConstants, realpathSync, type Dirent } from 'node:fs';
+import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { extname, join, relative, resolve, sep } from 'node:path';
+import { watch as chokidarWatch } from 'chokidar';
+import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from './file-refused.js';
+import type { FileSet, Revision, Source, SourceFile } from './types.js';
+
+/** The only reference a local folder has. */
+export const LOCAL_REFERENCE = 'local';
+
+export interface LocalSourceOptions {
+  /** The state folder. */
+  readonly path: string;
+  /** Files larger than this many bytes are not read (default 8 MiB). */
+  readonly maxFileSize?: number;
+}
+
+export interface LocalSource extends Source {
+  readonly kind: 'local';
+  /** The folder as given. */
+  readonly path: string;
+}
+
+/** Directory names never descended into. */
+const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
+/** Extensions whose bytes can reach the loader; other files are listed but hashed by size only. */
+const LOADABLE_EXTENSIONS = new Set(['.yml', '.yaml', '.json', '']);
+const READ_CONCURRENCY = 16;
+const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0);
+
+interface Scan {
+  readonly revision: Revision;
+  readonly files: readonly SourceFile[];
+}
+
+interface Entry {
+  readonly path: string;
+  /** Real path to open (no symlink in it). */
+  readonly realPath?: string;
+  readonly size?: number;
+  readonly refused?: FileRefusedError;
+}
+
+export function createLocalSource(opts: LocalSourceOptions): LocalSource {
+  const maxFileSize = opts.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
+  let last: Scan | undefined;
+
+  async function scan(): Promise<Scan> {
+    const root = await resolveRoot(opts.path);
+    const entries = await walk(root);
+    const files = await mapLimit(entries, READ_CONCURRENCY, (e) => toSourceFile(e, maxFileSize));
+    const hash = createHash('sha256');
+    for (const f of files) hash.update(`${f.path}\0${f.contentId}\n`);
+    const revision: Revision = { id: hash.digest('hex').slice(0, 40), ref: LOCAL_REFERENCE };
+    last = { revision, files };
+    return last;
+  }
+
+  return {
+    kind: 'local',
+    path: opts.path,
+    async refs() {
+      const s = await scan();
+      return new Map([[LOCAL_REFERENCE, s.revision]]);
+    },
+    /**
+     * A folder has no history: the files are always the current ones. When `rev` is the revision
+     * the last `refs()` saw, the bytes read then are returned (so revision and bytes agree);
+     * otherwise the folder is read again and the FileSet carries the revision actually read.
+     */
+    async files(rev: Revision): Promise<FileSet> {
+      if (rev.ref !== LOCAL_REFERENCE) throw new Error(`reference "${rev.ref}" not found`);
+      const s = last !== undefined && last.revision.id === rev.id ? last : await scan();
+      return { revision: s.revision, files: s.files };
+    },
+    watch(onChange: () => void) {
+      // The real folder: chokidar does not descend into a root given as a symlink.
+      let watched = resolve(opts.path);
+      try {
+        watched = realpathSync(watched);
+      } catch {
+        // missing now: watch the path as given; refs() reports the problem
+      }
+      const watcher = chokidarWatch(watched, {
+        ignoreInitial: true,
+        followSymlinks: false,
+        ignored: (p: string) =>
+          relative(watched, resolve(p))
+            .split(sep)
+            .some((part) => SKIPPED_DIRS.has(part)),
+      });
+      watcher.on('all', () => onChange());
+      // chokidar drops a file's `change` arriving within 50 ms of the previous one, which would
+      // lose the last of two quick saves; raw fs events are not throttled. Extra calls are cheap:
+      // the store compares revisions and does nothing when the content is unchanged.
+      watcher.on('raw', () => onChange());
+      // Anything that changed between the caller's last scan and the watcher being armed would
+      // otherwise go unnoticed: one extra (cheap, revision-compared) look settles it.
+      watcher.on('ready', () => onChange());
+      watcher.on('error', () => onChange());
+      return () => watcher.close();
+    },
+  };
+}
+
+async function resolveRoot(path: string): Promise<string> {
+  let root: string;
+  try {
+    root = await realpath(path);
+  } catch {
+    throw new Error(`state folder "${path}" does not exist`);
+  }
+  const st = await stat(root);
+  if (!st.isDirectory()) throw new Error(`state folder "${path}" is not a directory`);
+  return root;
+}
+
+function isInside(root: string, real: string): boolean {
+  return real === root || real.startsWith(root.endsWith(sep) ? root : root + sep);
+}
+
+/** Every file under `root`, sorted by relative path (byte order), symlinks checked. */
+async function walk(root: string): Promise<Entry[]> {
+  const out: Entry[] = [];
+  const visited = new Set<string>([root]);
+
+  async function visit(dirReal: string, relDir: string): Promise<void> {
+    let dirents: Dirent[];
+    try {
+      dirents = await readdir(dirReal, { withFileTypes: true });
+    } catch {
+      return; // vanished or unreadable while walking: the next change event rescans
+    }
+    dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const d of dirents) {
+      const rel = relDir === '' ? d.name : `${relDir}/${d.name}`;
+      const abs = join(dirReal, d.name);
+      if (d.isDirectory()) {
+        if (SKIPPED_DIRS.has(d.name)) continue;
+        await visit(abs, rel);
+      } else if (d.isFile()) {
+        out.push({ path: rel, realPath: abs });
+      } else if (d.isSymbolicLink()) {
+        let target: string;
+        try {
+          target = await realpath(abs);
+        } catch {
+          out.push({
+            path: rel,
+            refused: new FileRefusedError('file.unreadable', `${rel} is a symlink to a missing file`, 'fix or remove the link'),
+          });
+          continue;
+        }
+        if (!isInside(root, target)) {
+          out.push({
+            path: rel,
+            refused: new FileRefusedError(
+              'file.symlink-outside-root',
+              `${rel} is a symlink to ${target}, outside the state folder; it is not read`,
+              'copy the file into the state folder instead of linking to it',
+            ),
+          });
+          continue;
+        }
+        const st = await stat(target).catch(() => undefined);
+        if (st === undefined) continue;
+        if (st.isDirectory()) {
+          if (SKIPPED_DIRS.has(d.name) || visited.has(target)) continue; // skip cycles
+          visited.add(target);
+          await visit(target, rel);
+        } else if (st.isFile()) {
+          out.push({ path: rel, realPath: target });
+        }
+      }
+    }
+  }
+
+  await visit(root, '');
+  out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return out;
+}
+
+/**
+ * Loadable files are read now (their bytes define the revision and are served from memory, so a
+ * FileSet never mixes two versions of a file); other files are only stat'ed and read on demand.
+ */
+async function toSourceFile(e: Entry, maxFileSize: number): Promise<SourceFile> {
+  const { path } = e;
+  if (e.refused !== undefined) {
+    const err = e.refused;
+    return { path, contentId: `refused:${err.rule}`, bytes: () => Promise.reject(err) };
+  }
+  const realPath = e.realPath as string;
+  if (!LOADABLE_EXTENSIONS.has(extname(path).toLowerCase())) {
+    const st = await stat(realPath).catch(() => undefined);
+    const size = st?.size ?? 0;
+    return {
+      path,
+      size,
+      contentId: `stat:${size}:${st?.mtimeMs ?? 0}`,
+      bytes: () => readLimited(path, realPath, maxFileSize),
+    };
+  }
+  try {
+    const bytes = await readLimited(path, realPath, maxFileSize);
+    const contentId = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+    return { path, size: bytes.byteLength, contentId, bytes: () => Promise.resolve(bytes) };
+  } catch (err) {
+    const refused =
+      err instanceof FileRefusedError
+        ? err
+        : new FileRefusedError('file.unreadable', `${path} could not be read: ${(err as Error).message}`);
+    const size = err instanceof FileRefusedError ? await stat(realPath).then((s) => s.size, () => undefined) : undefined;
+    return {
+      path,
+      ...(size !== undefined ? { size } : {}),
+      contentId: `refused:${refused.rule}:${size ?? ''}`,
+      bytes: () => Promise.reject(refused),
+    };
+  }
+}
+
+async function readLimited(path: string, realPath: string, maxFileSize: number): Promise<Uint8Array> {
+  const fh = await open(realPath, OPEN_FLAGS);
+  try {
+    const st = await fh.stat();
+    if (st.size > maxFileSize) throw tooLarge(path, st.size, maxFileSize);
+    const buf = await fh.readFile();
+    if (buf.byteLength > maxFileSize) throw tooLarge(path, buf.byteLength, maxFileSize);
+    return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+  } finally {
+    await fh.close();
+  }
+}
+
+async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (t: T) => Promise<R>): Promise<R[]> {
+  const out = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return out;
+}
+

@@ -1,0 +1,239 @@
+/**
+ * Builds the immutable Snapshot (model.ts) from documents that passed every check. Each object
+ * is frozen as it is created; maps are FrozenMaps in ascending key order (keys are ASCII by the
+ * key pattern, so `<` is byte order). `Flag.compiled` comes from evaluation's compileFlag and is
+ * owned by it: it is attached as returned, not frozen here (it may hold typed arrays, which
+ * Object.freeze refuses).
+ */
+import { compileFlag } from '../evaluation/compile.js';
+import type { CompiledFlag } from '../evaluation/compile.js';
+import { AttachmentError, serializeAttachment } from './attachment.js';
+import type { DocConstraint, DocFlag, DocRollout, DocRule, DocSegment } from './document.js';
+import type { FindingsByFile } from './finding.js';
+import { addFinding } from './finding.js';
+import { FrozenMap } from './freeze.js';
+import { constraintId, distributionId, ruleId, rolloutId, variantId } from './ids.js';
+import type {
+  Constraint,
+  Distribution,
+  Flag,
+  FlagDefinition,
+  Namespace,
+  Rollout,
+  Rule,
+  Segment,
+  SegmentOperator,
+  Snapshot,
+  Variant,
+} from './model.js';
+import type { Problem } from './problem.js';
+import type { Declared, NamespaceIndex } from './semantic.js';
+
+export interface BuildOptions {
+  readonly reference: string;
+  readonly revision: string;
+  readonly builtAt: string;
+  readonly warnings: readonly Problem[];
+}
+
+export type BuildResult = { readonly snapshot: Snapshot } | { readonly findings: FindingsByFile };
+
+const EMPTY: readonly never[] = Object.freeze([]);
+const byKey = <T>(m: Map<string, T>) => [...m.keys()].sort();
+
+export function buildSnapshot(index: Map<string, NamespaceIndex>, opts: BuildOptions): BuildResult {
+  const findings: FindingsByFile = new Map();
+  const namespaces = new Map<string, Namespace>();
+  for (const nsKey of byKey(index)) {
+    const ns = index.get(nsKey)!;
+    const segmentMap = new Map<string, Segment>();
+    for (const k of byKey(ns.segments)) segmentMap.set(k, buildSegment(nsKey, ns.segments.get(k)!.data));
+    const segments = FrozenMap.seal(segmentMap);
+    const rulesById = new Map<string, Rule>();
+    const rolloutsById = new Map<string, Rollout>();
+    const flags = new Map<string, Flag>();
+    for (const flagKey of byKey(ns.flags)) {
+      const flag = buildFlag(nsKey, ns.flags.get(flagKey)!, segments, findings);
+      for (const r of flag.rules) rulesById.set(r.id, r);
+      for (const r of flag.rollouts) rolloutsById.set(r.id, r);
+      flags.set(flagKey, flag);
+    }
+    namespaces.set(
+      nsKey,
+      Object.freeze({
+        key: nsKey,
+        name: ns.name,
+        description: ns.description,
+        flags: FrozenMap.seal(flags),
+        segments,
+        rulesById: FrozenMap.seal(rulesById),
+        rolloutsById: FrozenMap.seal(rolloutsById),
+      }),
+    );
+  }
+  if (findings.size > 0) return { findings };
+  const snapshot: Snapshot = Object.freeze({
+    reference: opts.reference,
+    revision: opts.revision,
+    builtAt: opts.builtAt,
+    namespaces: FrozenMap.seal(namespaces),
+    warnings: Object.freeze([...opts.warnings]),
+  });
+  return { snapshot };
+}
+
+function buildSegment(ns: string, s: DocSegment): Segment {
+  const constraints: Constraint[] = [];
+  if (s.constraints) for (let i = 0; i < s.constraints.length; i++) constraints.push(buildConstraint(ns, s.key, s.constraints[i], i));
+  return Object.freeze({
+    namespaceKey: ns,
+    key: s.key,
+    name: s.name,
+    description: s.description ?? '',
+    matchType: s.match_type,
+    constraints: s.constraints ? Object.freeze(constraints) : EMPTY,
+  });
+}
+
+function buildConstraint(ns: string, segmentKey: string, c: DocConstraint, i: number): Constraint {
+  return Object.freeze({
+    id: constraintId(ns, segmentKey, i),
+    namespaceKey: ns,
+    segmentKey,
+    type: c.type,
+    property: c.property,
+    operator: c.operator,
+    value: c.value ?? '',
+    description: c.description ?? '',
+  });
+}
+
+// Plain loops and no per-flag helper maps: this runs for every flag of the state.
+function buildFlag(ns: string, declared: Declared<DocFlag>, segments: ReadonlyMap<string, Segment>, findings: FindingsByFile): Flag {
+  const f = declared.data;
+  let defaultVariant: Variant | undefined;
+  const variants: Variant[] = [];
+  const docVariants = f.variants ?? EMPTY;
+  for (let j = 0; j < docVariants.length; j++) {
+    const v = docVariants[j];
+    let attachment = 'null';
+    if (v.attachment !== undefined && v.attachment !== null) {
+      try {
+        attachment = serializeAttachment(v.attachment);
+      } catch (err) {
+        if (!(err instanceof AttachmentError)) throw err;
+        addFinding(findings, declared.doc.file, {
+          severity: 'error',
+          rule: 'variant.attachment.invalid',
+          message: `the attachment of variant \`${v.key}\` of flag \`${f.key}\` cannot be encoded as JSON: ${err.message}`,
+          hint: 'use plain JSON values (no .nan/.inf, no extreme nesting)',
+          doc: declared.doc.index,
+          path: ['flags', declared.index, 'variants', j, 'attachment'],
+        });
+      }
+    }
+    const variant: Variant = Object.freeze({
+      id: variantId(ns, f.key, v.key),
+      namespaceKey: ns,
+      key: v.key,
+      name: v.name ?? '',
+      description: v.description ?? '',
+      attachment,
+      default: v.default === true,
+    });
+    if (variant.default) defaultVariant = variant;
+    variants.push(variant);
+  }
+  let rules: readonly Rule[] = EMPTY;
+  if (f.rules) {
+    const built: Rule[] = [];
+    for (let i = 0; i < f.rules.length; i++) built.push(buildRule(ns, f.key, f.rules[i], i + 1, variants));
+    rules = Object.freeze(built);
+  }
+  let rollouts: readonly Rollout[] = EMPTY;
+  if (f.rollouts) {
+    const built: Rollout[] = [];
+    for (let i = 0; i < f.rollouts.length; i++) built.push(buildRollout(ns, f.key, f.rollouts[i], i + 1));
+    rollouts = Object.freeze(built);
+  }
+
+  const def: { -readonly [K in keyof FlagDefinition]: FlagDefinition[K] } & { compiled?: CompiledFlag } = {
+    namespaceKey: ns,
+    key: f.key,
+    name: f.name,
+    description: f.description ?? '',
+    enabled: f.enabled === true,
+    type: f.type ?? 'VARIANT_FLAG_TYPE',
+    variants: f.variants ? Object.freeze(variants) : EMPTY,
+    rules,
+    rollouts,
+  };
+  // Optional fields exist only when declared (the API omits them otherwise).
+  if (f.metadata !== undefined) def.metadata = Object.freeze({ ...f.metadata });
+  if (defaultVariant) def.defaultVariant = defaultVariant;
+  // compileFlag sees the definition, then the flag is completed and frozen.
+  def.compiled = compileFlag(def, segments);
+  return Object.freeze(def) as Flag;
+}
+
+function variantIdOf(variants: readonly Variant[], key: string): string {
+  for (const v of variants) if (v.key === key) return v.id;
+  return '';
+}
+
+function segmentOperator(op: SegmentOperator | undefined): SegmentOperator {
+  return op ?? 'OR_SEGMENT_OPERATOR';
+}
+
+function buildRule(ns: string, flagKey: string, r: DocRule, rank: number, variants: readonly Variant[]): Rule {
+  const id = ruleId(ns, flagKey, rank);
+  let distributions: readonly Distribution[] = EMPTY;
+  if (r.distributions) {
+    const built: Distribution[] = [];
+    for (let i = 0; i < r.distributions.length; i++) {
+      const d = r.distributions[i];
+      built.push(
+        Object.freeze({
+          id: distributionId(ns, flagKey, rank, i),
+          ruleId: id,
+          variantId: variantIdOf(variants, d.variant),
+          variantKey: d.variant,
+          rollout: d.rollout,
+        }),
+      );
+    }
+    distributions = Object.freeze(built);
+  }
+  const object = typeof r.segment === 'string' ? undefined : r.segment;
+  return Object.freeze({
+    id,
+    namespaceKey: ns,
+    flagKey,
+    segmentKey: object ? '' : (r.segment as string),
+    segmentKeys: object ? Object.freeze([...object.keys]) : EMPTY,
+    segmentOperator: segmentOperator(object?.operator),
+    distributions,
+    rank,
+  });
+}
+
+function buildRollout(ns: string, flagKey: string, r: DocRollout, rank: number): Rollout {
+  const id = rolloutId(ns, flagKey, rank);
+  // Literal objects of fixed shape (no spread): this runs for every rollout of a large state.
+  if (r.segment) {
+    const keys = r.segment.key !== undefined ? [r.segment.key] : (r.segment.keys ?? EMPTY);
+    const segment = Object.freeze({
+      segmentKey: keys.length === 1 ? keys[0] : '',
+      segmentKeys: keys.length >= 2 ? Object.freeze([...keys]) : EMPTY,
+      segmentOperator: segmentOperator(r.segment.operator),
+      value: r.segment.value === true,
+    });
+    return Object.freeze({ id, namespaceKey: ns, flagKey, type: 'SEGMENT_ROLLOUT_TYPE', rank, description: '', segment });
+  }
+  if (r.threshold) {
+    const threshold = Object.freeze({ percentage: r.threshold.percentage, value: r.threshold.value === true });
+    return Object.freeze({ id, namespaceKey: ns, flagKey, type: 'THRESHOLD_ROLLOUT_TYPE', rank, description: '', threshold });
+  }
+  return Object.freeze({ id, namespaceKey: ns, flagKey, type: 'UNKNOWN_ROLLOUT_TYPE', rank, description: '' });
+}
+
