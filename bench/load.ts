@@ -56,7 +56,7 @@ export async function runLoadBench(build: BenchBuild, opts: LoadOptions, log: (s
         const [line] = await runWorker<LoadWorkerLine>(build.root, 'load-worker', args);
         if (line.resultFlags !== flags) throw new Error(`${engine} saw ${line.resultFlags} flags, expected ${flags}`);
         lines.push(line);
-        log(`  ${flags} flags, ${engine}: median ${fmtMs(line.medianMs)} ms (first ${fmtMs(line.firstMs)} ms), peak RSS ${line.peakRssMiB.toFixed(0)} MiB`);
+        log(`  ${flags} flags, ${engine}: median ${fmtMs(line.medianMs)} ms (first ${fmtMs(line.firstMs)} ms, CPU ${fmtMs(line.medianCpuMs)} ms), peak RSS ${line.peakRssMiB.toFixed(0)} MiB`);
       }
     }
   } finally {
@@ -70,8 +70,8 @@ function loadMarkdown(lines: LoadWorkerLine[], opts: LoadOptions): { markdown: s
   const out: string[] = [
     `Median of ${opts.runs} loads in one fresh process per cell (first, cold load in parentheses); peak RSS = maxRSS after the first load (RSS before it in parentheses). ${opts.segments} segments.`,
     '',
-    '| flags | state size | js-yaml floor | vexil load+validate+build | flagd-core setConfigurations (JSON size) | vexil / floor (≤ 2×) | vexil / flagd-core (< 1×) | peak RSS js-yaml / vexil / flagd-core |',
-    '|---:|---:|---:|---:|---:|---:|---:|---|',
+    '| flags | state size | js-yaml floor | vexil load+validate+build | flagd-core setConfigurations (JSON size) | vexil / floor (≤ 2×) | vexil / flagd-core (< 1×) | same ratios from CPU time | peak RSS js-yaml / vexil / flagd-core |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const flags of opts.sizes) {
     const get = (e: LoadEngine) => lines.find((l) => l.flags === flags && l.engine === e)!;
@@ -85,9 +85,10 @@ function loadMarkdown(lines: LoadWorkerLine[], opts: LoadOptions): { markdown: s
     verdicts.push({ target: `load ${flags} flags: vexil ≤ ${TARGET_FLOOR}× js-yaml floor`, ok: okFloor });
     verdicts.push({ target: `load ${flags} flags: vexil < flagd-core`, ok: okFlagd });
     const ms = (l: LoadWorkerLine) => `${fmtMs(l.medianMs)} ms (${fmtMs(l.firstMs)})`;
+    const cpu = `${fmtRatio(v.medianCpuMs / y.medianCpuMs)} / ${fmtRatio(v.medianCpuMs / f.medianCpuMs)}`;
     const rss = (l: LoadWorkerLine) => `${l.peakRssMiB.toFixed(0)} (${l.baseRssMiB.toFixed(0)})`;
     out.push(
-      `| ${flags.toLocaleString('en-US')} | ${(v.bytes / 1e6).toFixed(1)} MB | ${ms(y)} | ${ms(v)} | ${ms(f)} (${(f.bytes / 1e6).toFixed(1)} MB) | ${fmtRatio(rFloor)} ${verdict(okFloor)} | ${fmtRatio(rFlagd)} ${verdict(okFlagd)} | ${rss(y)} / ${rss(v)} / ${rss(f)} MiB |`,
+      `| ${flags.toLocaleString('en-US')} | ${(v.bytes / 1e6).toFixed(1)} MB | ${ms(y)} | ${ms(v)} | ${ms(f)} (${(f.bytes / 1e6).toFixed(1)} MB) | ${fmtRatio(rFloor)} ${verdict(okFloor)} | ${fmtRatio(rFlagd)} ${verdict(okFlagd)} | ${cpu} | ${rss(y)} / ${rss(v)} / ${rss(f)} MiB |`,
     );
   }
   return { markdown: out.join('\n'), verdicts };

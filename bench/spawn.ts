@@ -14,7 +14,7 @@ export interface WorkerOptions {
 }
 
 /** Harmless noise that would clutter the report (flipt-client-js prints it on every init). */
-const QUIET = /Using deprecated parameters for the initialization function/;
+const QUIET = /deprecated parameters for the initialization function/i;
 
 export function runWorker<T>(buildRoot: string, worker: string, args: unknown, opts: WorkerOptions = {}): Promise<T[]> {
   const file = join(buildRoot, 'bench/workers', `${worker}.js`);

@@ -36,6 +36,8 @@ export interface LoadWorkerLine {
   firstMs: number;
   medianMs: number;
   allMs: number[];
+  /** Median CPU time (user+system, all threads) of the same runs: steadier on a shared machine. */
+  medianCpuMs: number;
   /** maxRSS after reading the inputs, before the first run (MiB). */
   baseRssMiB: number;
   /** maxRSS right after the first run (MiB). */
@@ -81,18 +83,27 @@ if (args.engine === 'flagd-core') {
   }
 }
 
+const cpuMs = (since: NodeJS.CpuUsage) => {
+  const u = process.cpuUsage(since);
+  return (u.user + u.system) / 1000;
+};
 const baseRssMiB = rssMiB();
+let u0 = process.cpuUsage();
 let t0 = performance.now();
 const resultFlags = op();
 const firstMs = performance.now() - t0;
+const allCpu = [cpuMs(u0)];
 const peakRssMiB = rssMiB();
 const allMs = [firstMs];
 for (let i = 1; i < args.runs; i++) {
+  u0 = process.cpuUsage();
   t0 = performance.now();
   op();
   allMs.push(performance.now() - t0);
+  allCpu.push(cpuMs(u0));
 }
 const sorted = [...allMs].sort((a, b) => a - b);
+const sortedCpu = [...allCpu].sort((a, b) => a - b);
 const line: LoadWorkerLine = {
   engine: args.engine,
   flags: args.flags,
@@ -100,6 +111,7 @@ const line: LoadWorkerLine = {
   firstMs,
   medianMs: sorted[sorted.length >> 1],
   allMs,
+  medianCpuMs: sortedCpu[sortedCpu.length >> 1],
   baseRssMiB,
   peakRssMiB,
   resultFlags,
