@@ -4,25 +4,27 @@
 #   docker run --rm -p 8080:8080 -v "$PWD/flags:/flags:ro" -e VEXIL_STORAGE_LOCAL_PATH=/flags vexil
 #   docker run --rm vexil validate /app/examples              # any other command
 ARG NODE_IMAGE=node:20-bookworm-slim
+ARG BUILD_IMAGE=node:20-bookworm
 
-# --- build: all dependencies, compile TypeScript to dist/ ---
-FROM ${NODE_IMAGE} AS build
+# --- build: all dependencies (better-sqlite3 compiles natively: the full image has python3, make
+# and g++), compile TypeScript to dist/, then drop the dev dependencies ---
+FROM ${BUILD_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-# Scripts off here: `prepare` runs tsc, and the sources are not copied yet (better layer caching).
-RUN npm ci --ignore-scripts
+# Scripts off for the first install so this layer caches without the sources; the native module is
+# built explicitly right after.
+RUN npm ci --ignore-scripts && npm rebuild better-sqlite3
 COPY tsconfig.json tsconfig.build.json ./
 COPY src ./src
-RUN npm run build
+COPY schemas ./schemas
+RUN npm run build && npm prune --omit=dev --ignore-scripts
 
-# --- runtime: production dependencies and the built files only ---
+# --- runtime: production node_modules (with the compiled better-sqlite3) and the built files only ---
 FROM ${NODE_IMAGE} AS runtime
 ENV NODE_ENV=production
 WORKDIR /app
 COPY package.json package-lock.json ./
-# --ignore-scripts: `prepare` would run tsc, which is a dev dependency and absent here.
-# A future dependency with a native build step would need `npm rebuild <name>` (and a toolchain) here.
-RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
+COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY bin ./bin
 COPY schemas ./schemas
@@ -30,6 +32,10 @@ COPY examples ./examples
 
 # Bind all interfaces inside the container only; outside it the default stays 127.0.0.1.
 ENV VEXIL_SERVER_HOST=0.0.0.0
+# Token store (SQLite) and other state live here; mount a volume to keep them across restarts.
+ENV VEXIL_DATA_DIR=/data
+RUN mkdir -p /data && chown 1000:1000 /data
+VOLUME /data
 EXPOSE 8080
 
 # The image's `node` user (uid 1000), numeric so Kubernetes' runAsNonRoot can verify it.

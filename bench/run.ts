@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- eval|load|http|all [options]`: the benchmarks of issue 3 §2. This file only
+ * `npm run bench -- eval|load|http|auth|git|all [options]`: the benchmarks of issue 3 §2. This file only
  * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
  *
@@ -13,15 +13,17 @@
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { AUTH_DEFAULTS, AUTH_QUICK, runAuthBench } from './auth.js';
 import { buildForBench } from './build.js';
 import { EVAL_DEFAULTS, runEvalBench, type EvalOptions } from './eval.js';
+import { GIT_DEFAULTS, runGitBench, type GitBenchOptions } from './git.js';
 import { HTTP_DEFAULTS, runHttpBench, type HttpOptions } from './http.js';
 import { LOAD_DEFAULTS, runLoadBench, type LoadOptions } from './load.js';
 import { machineInfo, machineMarkdown } from './machine.js';
 import { verdict } from './stats.js';
 import type { ScenarioName } from './workers/eval-worker.js';
 
-const KINDS = ['eval', 'load', 'http', 'all'] as const;
+const KINDS = ['eval', 'load', 'http', 'auth', 'git', 'all'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values, positionals } = parseArgs({
@@ -40,7 +42,7 @@ const { values, positionals } = parseArgs({
 
 const kind = (positionals[0] ?? 'all') as Kind;
 if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
-  process.stdout.write('usage: npm run bench -- eval|load|http|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE]\n');
+  process.stdout.write('usage: npm run bench -- eval|load|http|auth|git|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE]\n');
   process.exit(values.help ? 0 : 2);
 }
 
@@ -89,6 +91,18 @@ try {
     log('http: vexil serve, then the bare node:http ceiling ...');
     const r = await runHttpBench(build, httpOpts, log);
     report.push('### HTTP', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'auth') {
+    log('auth: vexil serve with and without authentication, in turns ...');
+    const r = await runAuthBench(build, values.quick ? AUTH_QUICK : { ...AUTH_DEFAULTS, durationSec: int(values.duration, AUTH_DEFAULTS.durationSec) }, log);
+    report.push('### Authentication', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'git') {
+    const gitOpts: GitBenchOptions = values.quick ? { branches: 20, flags: 200, polls: 5 } : GIT_DEFAULTS;
+    const r = await runGitBench(build, gitOpts, log);
+    report.push('### Git', '', r.markdown, '');
     verdicts.push(...r.verdicts);
   }
   report.push('### Targets', '');

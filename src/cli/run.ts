@@ -11,6 +11,8 @@ const COMMANDS: Readonly<Record<string, (args: readonly string[], io: CliIO) => 
   // Loaded on use: `validate` in CI should not pay for the HTTP stack.
   serve: async (args, io) => (await import('./serve.js')).runServe(args, io),
   validate: runValidate,
+  evaluate: async (args, io) => (await import('./evaluate.js')).runEvaluate(args, io),
+  test: async (args, io) => (await import('./test.js')).runTest(args, io),
 };
 
 export async function run(argv: readonly string[], io: CliIO): Promise<number> {

@@ -3,14 +3,26 @@
  * SIGTERM/SIGINT → stop watching, drain in-flight requests, exit 0. Invalid config or invalid
  * initial state → the problems on stderr, exit 1.
  */
-import { relative, resolve, sep } from 'node:path';
+import { dirname, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
+import { AuthSetupError, startAuthentication } from '../auth/setup.js';
 import { ConfigError } from '../config/errors.js';
 import { loadConfig } from '../config/load.js';
 import type { Config } from '../config/types.js';
 import { createLogger } from '../logger.js';
+import {
+  announceListening,
+  runClusterPrimary,
+  shouldRunClusterPrimary,
+  shutdownSignals,
+  WORKER_SLOT_ENV,
+  workerCount,
+  workerSlot,
+} from '../server/cluster.js';
 import { startHttpServer } from '../server/http.js';
+import { gitStorageFromConfig } from '../sources/git/from-config.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
+import type { Source } from '../sources/types.js';
 import { InvalidStateError } from '../store/invalid-state-error.js';
 import { createSnapshotStore } from '../store/snapshot-store.js';
 import { VERSION } from '../version.js';
@@ -46,7 +58,11 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
 
   let config: Config;
   try {
-    config = loadConfig({ ...(parsed.values.config !== undefined ? { file: parsed.values.config } : {}), cwd: io.cwd });
+    config = loadConfig({
+      ...(parsed.values.config !== undefined ? { file: parsed.values.config } : {}),
+      cwd: io.cwd,
+      ignoreEnv: [WORKER_SLOT_ENV],
+    });
   } catch (err) {
     if (err instanceof ConfigError) {
       io.stderr(`vexil: ${err.message}\n`);
@@ -54,26 +70,48 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     }
     throw err;
   }
-  if (config.storage.type !== 'local') {
-    io.stderr(`vexil: storage.type "${config.storage.type}" is not supported yet; this version serves "local" only\n`);
+  if (config.storage.type !== 'local' && config.storage.type !== 'git') {
+    io.stderr(`vexil: storage.type "${config.storage.type}" is not supported yet; this version serves "local" and "git"\n`);
     return 1;
   }
 
   const logger = createLogger(config.log);
-  const statePath = config.storage.local.path;
-  const source = createLocalSource({ path: statePath, maxFileSize: config.storage.max_file_size });
+  const workers = workerCount(config.server.workers);
+  // The primary of a cluster only supervises; each worker runs the rest of this function.
+  if (shouldRunClusterPrimary(workers)) return runClusterPrimary({ workers, logger });
+  let statePath = config.storage.local.path;
+  let source: Source;
+  let storeOptions: Partial<Parameters<typeof createSnapshotStore>[0]> = { defaultReference: LOCAL_REFERENCE };
+  if (config.storage.type === 'git') {
+    const configFile = parsed.values.config;
+    try {
+      const slot = workerSlot();
+      const git = gitStorageFromConfig(
+        config,
+        configFile !== undefined ? dirname(resolve(io.cwd, configFile)) : io.cwd,
+        slot === undefined ? {} : { workerSlot: slot },
+      );
+      ({ source, store: storeOptions } = git);
+      statePath = git.description;
+    } catch (err) {
+      io.stderr(`vexil: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 1;
+    }
+  } else {
+    source = createLocalSource({ path: statePath, maxFileSize: config.storage.max_file_size });
+  }
   const store = createSnapshotStore({
     source,
     logger: logger.child({ component: 'store' }),
-    defaultReference: LOCAL_REFERENCE,
     maxFileSize: config.storage.max_file_size,
+    ...storeOptions,
   });
 
   try {
     await store.start();
   } catch (err) {
     if (err instanceof InvalidStateError) {
-      const shown = displayBase(io.cwd, statePath);
+      const shown = config.storage.type === 'git' ? statePath : displayBase(io.cwd, statePath);
       const problems = err.problems.map((p) => ({ ...p, file: p.file === '' ? shown : joinDisplay(shown, p.file) }));
       io.stderr(`vexil: the state in ${shown} is invalid (${countSummary(err.problems)}); not starting\n`);
       io.stderr(formatText(problems));
@@ -84,15 +122,34 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     return 1;
   }
 
-  let server;
+  let auth;
   try {
-    server = await startHttpServer({ store, config, logger, storageType: 'local', version: VERSION });
+    auth = await startAuthentication({ config, logger: logger.child({ component: 'auth' }), cwd: io.cwd });
   } catch (err) {
     await store.close();
+    io.stderr(`vexil: ${err instanceof AuthSetupError ? err.message : String(err)}\n`);
+    return 1;
+  }
+  const authRuntime = auth;
+
+  let server;
+  try {
+    server = await startHttpServer({
+      store,
+      config,
+      logger,
+      storageType: config.storage.type,
+      version: VERSION,
+      middleware: [authRuntime.middleware],
+      auth: authRuntime.routes,
+    });
+  } catch (err) {
+    await store.close();
+    await authRuntime.close();
     io.stderr(`vexil: cannot listen on ${config.server.host}:${config.server.http_port}: ${(err as Error).message}\n`);
     return 1;
   }
-  logger.info({ url: server.url, storage: 'local', path: statePath, version: VERSION }, 'listening');
+  announceListening(logger, { url: server.url, storage: config.storage.type, path: statePath, version: VERSION });
 
   const running = server;
   return new Promise<number>((resolveExit) => {
@@ -113,6 +170,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       (async () => {
         await store.close();
         await running.close();
+        await authRuntime.close();
         clearTimeout(timer);
         logger.info({}, 'stopped');
         resolveExit(0);
@@ -121,8 +179,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
         resolveExit(1);
       });
     };
-    process.on('SIGTERM', shutdown);
-    process.on('SIGINT', shutdown);
+    for (const signal of shutdownSignals()) process.on(signal, shutdown);
   });
 }
 

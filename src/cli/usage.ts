@@ -17,6 +17,8 @@ A GitOps feature-flag server: serves Flipt-format flag state over Flipt's HTTP A
 Commands:
   serve       Serve the flag state over HTTP
   validate    Check state files and report located problems
+  evaluate    Evaluate a flag against state files on disk (no server)
+  test        Run flag test files (*.test.yml) against state files
   help [CMD]  Show help (for a command)
 
 Options:
@@ -64,8 +66,56 @@ Options:
 Exit status: 0 valid, 1 invalid (or warnings with --strict), 2 usage error.
 `;
 
+export const EVALUATE_USAGE = `Usage: vexil evaluate --flag KEY --entity ID [--namespace NS] [--context KEY=VALUE...]
+                      [--dir PATH] [--reference REF] [--format text|json]
+
+Evaluates one flag against the state files in a folder, loaded as "vexil serve"
+loads them, without a server. The flag's type picks the evaluation (variant or
+boolean).
+
+Options:
+      --flag KEY             Flag key (required)
+      --entity ID            Entity id (required)
+  -n, --namespace NS         Namespace (default: default)
+  -c, --context KEY=VALUE    A context value; repeat for several
+  -d, --dir PATH             State folder (default: the current folder)
+  -r, --reference REF        Reference; a local folder has only "local"
+  -f, --format FMT           text (default): the result, which rule/rollout
+                               decided, and the trace (segments, constraints
+                               with the values compared, bucket)
+                             json: the HTTP API's response body (or its error
+                               body) for this flag type
+  -h, --help                 Show this help
+
+Exit status: 0 evaluated, 1 evaluation error (flag or namespace not found,
+unknown reference) or invalid state, 2 usage error.
+`;
+
+export const TEST_USAGE = `Usage: vexil test [PATH...] [--dir PATH] [--format text|json|junit|github]
+
+Runs flag test cases (namespace, flag, entity, context, expected result)
+against state files, without a server. Each PATH is a state folder (its
+*.test.yml / *.test.yaml files and the tests: section of its .vexil.yml are
+run against it) or a test file (run against the folder holding it). Default
+PATH: the current folder. Format: schemas/flag-tests.schema.json.
+
+Options:
+  -d, --dir PATH     State folder to test against (instead of the folders above)
+  -f, --format FMT   text (default): a line per case; a failing case shows the
+                       expected and actual result and the explain trace
+                     json: an array of case results
+                     junit: JUnit XML for CI test reports
+                     github: GitHub Actions annotations on failing cases
+  -h, --help         Show this help
+
+Exit status: 0 every case passed, 1 a case failed or a state or test file is
+invalid (or no test case was found), 2 usage error.
+`;
+
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   serve: SERVE_USAGE,
   validate: VALIDATE_USAGE,
+  evaluate: EVALUATE_USAGE,
+  test: TEST_USAGE,
   help: MAIN_USAGE,
 };

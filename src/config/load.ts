@@ -42,6 +42,9 @@ type Tree = Record<string, unknown>;
 const PLACEHOLDER = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 /** Names Flipt uses for methods that vexil calls differently. */
+/** Path-valued keys resolved like storage.local.path (which also has a default of its own). */
+const RELATIVE_PATH_KEYS = ['data_dir', 'authentication.storage.sqlite.path'] as const;
+
 const RENAMED_KEYS: Readonly<Record<string, string>> = { github: 'code_host', kubernetes: 'cluster' };
 
 /** Loads and validates the configuration. Throws ConfigError listing every problem found. */
@@ -86,6 +89,16 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   } else {
     const origin = origins.get('storage.local.path');
     storage.local.path = path.resolve(origin?.kind === 'env' || fileDir === undefined ? cwd : fileDir, localPath);
+  }
+  // Other file paths: relative to the config file when written there, to cwd when from the environment.
+  for (const key of RELATIVE_PATH_KEYS) {
+    const keys = key.split('.');
+    const parent = keys.slice(0, -1).reduce<Tree | undefined>((t, k) => t?.[k] as Tree | undefined, candidate);
+    const last = keys[keys.length - 1]!;
+    const value = parent?.[last];
+    if (parent === undefined || typeof value !== 'string') continue;
+    const origin = origins.get(key);
+    parent[last] = path.resolve(origin?.kind === 'env' || fileDir === undefined ? cwd : fileDir, value);
   }
   const session = (candidate.authentication as { session: { domain?: string } }).session;
   if (session.domain !== undefined) session.domain = bareDomain(session.domain);

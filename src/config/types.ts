@@ -9,6 +9,8 @@ export interface Config {
   server: {
     host: string; // default 127.0.0.1
     http_port: number; // default 8080
+    /** Serving processes (node:cluster): default 1 (no cluster), 0 = one per core. */
+    workers: number;
   };
   log: {
     level: LogLevel; // default info
@@ -19,8 +21,32 @@ export interface Config {
     /** Refuse a state file larger than this many bytes (default 8 MiB). */
     max_file_size: number;
     local: { path: string };
+    git: GitStorageConfig;
   };
+  /** Folder for state kept between runs; absent = the OS data folder (see src/auth/data-dir.ts). */
+  data_dir?: string;
   authentication: AuthenticationConfig;
+}
+
+/** `storage.git.*` (durations in ms; paths as written, see src/sources/git/options.ts). */
+export interface GitStorageConfig {
+  /** Required with storage.type git: an http(s) URL or a local repository path. */
+  repository?: string;
+  ref: string; // default main
+  directory: string; // default ""
+  poll_interval: number; // ms, default 30s
+  insecure_skip_tls: boolean;
+  ca_cert_path?: string;
+  authentication: {
+    basic?: { username: string; password: string };
+    token?: { access_token?: string; access_token_path?: string };
+  };
+  /** Default: vexil-git-cache under the OS temp folder. */
+  cache_dir?: string;
+  /** Reference globs built on every poll; default [ref]. */
+  prebuild?: string[];
+  idle_ttl: number; // ms, default 10m
+  max_staleness: number; // ms, default 5m
 }
 
 export interface CleanupConfig {
@@ -30,6 +56,13 @@ export interface CleanupConfig {
 
 export interface AuthenticationConfig {
   required: boolean;
+  /** ms, default 5s; 0 = no in-memory token lookup cache. */
+  cache_ttl: number;
+  storage: {
+    type: 'sqlite' | 'postgres'; // default sqlite
+    sqlite: { path?: string }; // default <data_dir>/auth.db
+    postgres: { url?: string }; // required with type postgres
+  };
   exclude: { management: boolean; evaluation: boolean };
   session: {
     domain?: string;

@@ -1,8 +1,9 @@
 /** Boolean flag evaluation (flipt-semantics.md §2.4). */
 import { invalidArgument } from '../errors.js';
 import type { Snapshot } from '../state/model.js';
-import { ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD, type CompiledBooleanFlag, type CompiledFlag } from './compile.js';
-import { matchSegmentSet } from './constraints.js';
+import { generateBooleanMatcher } from './codegen.js';
+import { GENERATE_AFTER, ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD, type CompiledBooleanFlag, type CompiledFlag } from './compile.js';
+import { matchSegmentSet, type EvaluationContext } from './constraints.js';
 import { thresholdValue } from './hash.js';
 import { findFlag } from './lookup.js';
 import { booleanResult } from './results.js';
@@ -19,21 +20,40 @@ export function evaluateBoolean(snapshot: Snapshot, req: EvaluationRequest): Boo
   return runBoolean(compiled, compiled.boolean, req);
 }
 
-/**
- * Rollouts in rank order; the first that matches decides. `flag.enabled` is only the fall-through
- * value: a disabled boolean flag still evaluates its rollouts (and never answers FLAG_DISABLED).
- */
+/** Interpreted for the first calls, then by the flag's generated matcher (see runVariant). */
 export function runBoolean(flag: CompiledFlag, b: CompiledBooleanFlag, req: EvaluationRequest): BooleanResult {
+  const cell = b.matcher;
+  const generated = cell.fn;
+  if (generated !== null) return generated(req.context, req.entityId);
+  if (cell.calls < GENERATE_AFTER) {
+    cell.calls++;
+  } else if (cell.calls === GENERATE_AFTER) {
+    cell.calls++;
+    const fn = generateBooleanMatcher(flag, b);
+    if (fn !== null) {
+      cell.fn = fn;
+      return fn(req.context, req.entityId);
+    }
+  }
+  return interpretBoolean(flag, b, req.entityId, req.context);
+}
+
+/**
+ * The interpreter. Rollouts in rank order; the first that matches decides. `flag.enabled` is only
+ * the fall-through value: a disabled boolean flag still evaluates its rollouts (and never answers
+ * FLAG_DISABLED).
+ */
+export function interpretBoolean(flag: CompiledFlag, b: CompiledBooleanFlag, entityId: string, context: EvaluationContext): BooleanResult {
   const rollouts = b.rollouts;
   let n = -1; // crc32(entityId ‖ flagKey) % 100, computed on the first threshold rollout reached
   for (let r = 0; r < rollouts.length; r++) {
     const rollout = rollouts[r];
     if (rollout.kind === ROLLOUT_THRESHOLD) {
-      if (n < 0) n = thresholdValue(req.entityId, flag.key);
+      if (n < 0) n = thresholdValue(entityId, flag.key);
       // float32(n) < float32(percentage): n is an integer, exact in float32.
       if (n < rollout.percentage) return rollout.result;
     } else if (rollout.kind === ROLLOUT_SEGMENT) {
-      const keys = matchSegmentSet(rollout, req.entityId, req.context);
+      const keys = matchSegmentSet(rollout, entityId, context);
       if (keys === null) continue;
       return keys === rollout.allKeys ? rollout.result : booleanResult(flag.key, rollout.value, 'MATCH_EVALUATION_REASON', keys);
     }

@@ -214,7 +214,7 @@ export function isGoBlank(v: string): boolean {
 }
 
 /** strings.HasPrefix(strings.TrimSpace(v), prefix) */
-function hasTrimmedPrefix(v: string, prefix: string): boolean {
+export function hasTrimmedPrefix(v: string, prefix: string): boolean {
   let start = 0;
   let end = v.length;
   while (start < end && isGoSpace(v.charCodeAt(start))) start++;
@@ -223,7 +223,7 @@ function hasTrimmedPrefix(v: string, prefix: string): boolean {
 }
 
 /** strings.HasSuffix(strings.TrimSpace(v), suffix) */
-function hasTrimmedSuffix(v: string, suffix: string): boolean {
+export function hasTrimmedSuffix(v: string, suffix: string): boolean {
   let start = 0;
   let end = v.length;
   while (start < end && isGoSpace(v.charCodeAt(start))) start++;

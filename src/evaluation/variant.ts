@@ -1,11 +1,11 @@
 /** Variant flag evaluation (flipt-semantics.md §2.2, §2.3). */
 import { invalidArgument } from '../errors.js';
 import type { Snapshot } from '../state/model.js';
-import type { CompiledFlag, CompiledVariantFlag } from './compile.js';
-import { matchSegmentSet } from './constraints.js';
-import { variantBucket } from './hash.js';
+import { generateVariantMatcher } from './codegen.js';
+import { GENERATE_AFTER, type CompiledFlag, type CompiledVariantFlag } from './compile.js';
+import { matchSegmentSet, type EvaluationContext } from './constraints.js';
+import { decideRule } from './decide.js';
 import { findFlag } from './lookup.js';
-import { variantResult } from './results.js';
 import type { EvaluationRequest, VariantResult } from './types.js';
 
 /**
@@ -19,31 +19,36 @@ export function evaluateVariant(snapshot: Snapshot, req: EvaluationRequest): Var
   return runVariant(compiled, compiled.variant, req);
 }
 
-/** The decision procedure of §2.2 on a compiled variant flag. */
+/**
+ * The decision procedure of §2.2 on a compiled variant flag: interpreted for the first calls, then
+ * by the flag's generated matcher (codegen.ts) when the runtime allows code generation. A flag
+ * evaluated a few times (the CLI, tests) never pays for generating code.
+ */
 export function runVariant(flag: CompiledFlag, v: CompiledVariantFlag, req: EvaluationRequest): VariantResult {
   if (!flag.enabled) return v.disabled;
+  const cell = v.matcher;
+  const generated = cell.fn;
+  if (generated !== null) return generated(req.context, req.entityId);
+  if (cell.calls < GENERATE_AFTER) {
+    cell.calls++;
+  } else if (cell.calls === GENERATE_AFTER) {
+    cell.calls++; // one attempt: on failure the interpreter stays in charge
+    const fn = generateVariantMatcher(flag, v);
+    if (fn !== null) {
+      cell.fn = fn;
+      return fn(req.context, req.entityId);
+    }
+  }
+  return interpretVariant(flag, v, req.entityId, req.context);
+}
+
+/** The interpreter: the rules in rank order over the compiled data. For an enabled flag. */
+export function interpretVariant(flag: CompiledFlag, v: CompiledVariantFlag, entityId: string, context: EvaluationContext): VariantResult {
   const rules = v.rules;
-  const entityId = req.entityId;
   for (let r = 0; r < rules.length; r++) {
     const rule = rules[r];
-    const keys = matchSegmentSet(rule, entityId, req.context);
-    if (keys === null) continue;
-
-    // The first rule whose segments match decides, whatever its distributions say (no fall-through).
-    const bounds = rule.bounds;
-    const all = keys === rule.allKeys;
-    if (bounds.length === 0) {
-      return all ? rule.noDistributions : variantResult(flag.key, true, keys, 'MATCH_EVALUATION_REASON', v.defaultKey, v.defaultAttachment);
-    }
-    const bucket = variantBucket(flag.keyCrc, entityId);
-    for (let i = 0; i < bounds.length; i++) {
-      if (bucket < bounds[i]) {
-        return all
-          ? rule.hits[i]
-          : variantResult(flag.key, true, keys, 'MATCH_EVALUATION_REASON', rule.variantKeys[i], rule.attachments[i]);
-      }
-    }
-    return all ? rule.miss : variantResult(flag.key, false, keys, v.baseReason, v.defaultKey, v.defaultAttachment);
+    const keys = matchSegmentSet(rule, entityId, context);
+    if (keys !== null) return decideRule(flag, v, rule, entityId, keys);
   }
   return v.noMatch;
 }

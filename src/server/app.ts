@@ -14,6 +14,7 @@ import { errorMiddleware } from './errors.js';
 import { createHealth, type Health } from './health.js';
 import { createServerMetrics, type ServerMetrics } from './metrics.js';
 import { requestLog } from './request-log.js';
+import { registerAuthRoutes, type AuthRoutesDeps } from './routes/auth.js';
 import { registerEvaluationRoutes } from './routes/evaluation.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerMetaRoutes, type VersionInfo } from './routes/meta.js';
@@ -35,6 +36,8 @@ export interface AppDeps {
   health?: Health;
   /** Run after URL checks and before routing (authentication hooks in here). */
   middleware?: readonly Middleware<AppState>[];
+  /** Serves `/auth/v1` when given (see src/auth/setup.ts). */
+  auth?: AuthRoutesDeps;
 }
 
 export type VexilApp = Koa<AppState> & {
@@ -88,6 +91,7 @@ export function createApp(deps: AppDeps): VexilApp {
   registerManagementRoutes(router, { store: deps.store });
   registerWriteRoutes(router);
   registerEvaluationRoutes(router, { store: deps.store, metrics });
+  if (deps.auth) registerAuthRoutes(router, deps.auth);
 
   app.use(requestLog({ logger: deps.logger, store: deps.store, metrics, health }));
   app.use(errorMiddleware({ logger: deps.logger, pretty: (ctx) => (ctx.state as Partial<AppState>).pretty === true }));

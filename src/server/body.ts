@@ -25,7 +25,11 @@ export interface ReadJsonOptions {
 
 /** Returns the parsed top-level JSON object of the request body. */
 export async function readJsonObject(req: IncomingMessage, opts: ReadJsonOptions = {}): Promise<Record<string, unknown>> {
-  const value = await readJson(req, opts);
+  return asJsonObject(await readJson(req, opts));
+}
+
+/** The body's value as a top-level JSON object, or the error every JSON endpoint answers. */
+export function asJsonObject(value: unknown): Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw new VexilError(Code.InvalidArgument, 'request body must be a JSON object');
   }

@@ -15,6 +15,8 @@ export interface AppState {
   startedAt: bigint;
   /** `?pretty` was given: indent JSON. */
   pretty: boolean;
+  /** The JSON body, once read: authentication may read it before routing; the route reuses it. */
+  jsonBody?: Promise<unknown>;
   /** The snapshot the request read, once resolved (one per request). */
   snapshot?: Snapshot;
 }

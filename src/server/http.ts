@@ -6,8 +6,10 @@
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Code, VexilError } from '../errors.js';
+import type { AuthGate } from '../auth/middleware.js';
 import { createApp, type AppDeps, type VexilApp } from './app.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
+import { createFastPath } from './fast-path.js';
 import { createHealth } from './health.js';
 import { createServerMetrics } from './metrics.js';
 import { revisionFor } from './request-log.js';
@@ -20,6 +22,11 @@ export interface StartHttpServerOptions extends AppDeps {
   port?: number;
   /** How long close() waits for in-flight requests before cutting connections (default 10 s). */
   shutdownTimeoutMs?: number;
+  /**
+   * Answer the evaluation endpoints on the node:http fast path (fast-path.ts; default true).
+   * It is used only when every `middleware` entry exposes its decision as a `gate`.
+   */
+  fastPath?: boolean;
 }
 
 export interface RunningHttpServer {
@@ -28,6 +35,8 @@ export interface RunningHttpServer {
   readonly port: number;
   readonly server: Server;
   readonly app: VexilApp;
+  /** Whether the evaluation endpoints are answered by the node:http fast path (fast-path.ts). */
+  readonly fastPath: boolean;
   /**
    * Graceful stop: `/health` turns NOT_SERVING, no new connections are accepted, in-flight
    * requests finish (responses carry `Connection: close`), idle connections are closed; after
@@ -75,7 +84,19 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
   const app = createApp({ ...opts, health, metrics });
   const { store, logger } = opts;
 
-  const server = createServer(app.callback());
+  const koa = app.callback();
+  const gates = (opts.middleware ?? []).map((m) => (m as { gate?: AuthGate }).gate);
+  const fast =
+    opts.fastPath !== false && gates.every((g) => g !== undefined)
+      ? createFastPath({ store, metrics, health, logger, gates: gates as AuthGate[] })
+      : undefined;
+  const server = createServer(
+    fast === undefined
+      ? koa
+      : (req, res) => {
+          if (!fast(req, res)) void koa(req, res);
+        },
+  );
 
   // Node answers an Expect it does not know with a bare 417; ours carries the JSON body.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
@@ -141,5 +162,5 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
     return closing;
   };
 
-  return { url, port, server, app, close };
+  return { url, port, server, app, fastPath: fast !== undefined, close };
 }

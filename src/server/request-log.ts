@@ -25,10 +25,39 @@ export function revisionFor(state: Partial<AppState>, store: SnapshotStore): str
   return state.snapshot?.revision ?? store.get()?.revision ?? '';
 }
 
+/** A sane incoming `X-Request-Id`, else a new UUID. */
+export function requestIdFor(incoming: string | undefined): string {
+  return incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+export interface RequestLine {
+  method: string;
+  url: string;
+  status: number;
+  durationMs: number;
+  remoteAddress: string | undefined;
+}
+
+/** The one log line of a request (shared with the evaluation fast path). */
+export function requestLine(method: string, url: string, status: number, seconds: number, remoteAddress: string | undefined): RequestLine {
+  return {
+    method,
+    url: url.length > 2048 ? `${url.slice(0, 2048)}…` : url,
+    status,
+    durationMs: Math.round(seconds * 1e6) / 1e3,
+    remoteAddress,
+  };
+}
+
+export function writeRequestLine(log: Logger, line: RequestLine | (RequestLine & { reqId: string })): void {
+  if (line.status >= 500) log.error(line, 'request');
+  else if (line.status >= 400) log.warn(line, 'request');
+  else log.info(line, 'request');
+}
+
 export function requestLog(deps: RequestLogDeps): Middleware<AppState> {
   return async (ctx, next) => {
-    const incoming = ctx.get('X-Request-Id');
-    const requestId = SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const requestId = requestIdFor(ctx.get('X-Request-Id'));
     const startedAt = process.hrtime.bigint();
     ctx.state.requestId = requestId;
     ctx.state.startedAt = startedAt;
@@ -48,16 +77,7 @@ export function requestLog(deps: RequestLogDeps): Middleware<AppState> {
         { method: ctx.method, route: typeof route === 'string' ? route : 'unmatched', status },
         seconds,
       );
-      const line = {
-        method: ctx.method,
-        url: ctx.originalUrl.length > 2048 ? `${ctx.originalUrl.slice(0, 2048)}…` : ctx.originalUrl,
-        status,
-        durationMs: Math.round(seconds * 1e6) / 1e3,
-        remoteAddress: ctx.req.socket.remoteAddress,
-      };
-      if (status >= 500) ctx.state.log.error(line, 'request');
-      else if (status >= 400) ctx.state.log.warn(line, 'request');
-      else ctx.state.log.info(line, 'request');
+      writeRequestLine(ctx.state.log, requestLine(ctx.method, ctx.originalUrl, status, seconds, ctx.req.socket.remoteAddress));
     }
   };
 }

@@ -32,5 +32,14 @@ export interface Source {
   files(rev: Revision): Promise<FileSet>;
   /** Local only; others are polled. Returns an unsubscribe function. */
   watch?(onChange: () => void): () => Promise<void>;
+  /**
+   * A name `refs()` does not list but the backend can still serve, e.g. a full Git commit id.
+   * Such a revision is immutable: the store never refreshes it. Undefined when unknown.
+   */
+  lookup?(name: string): Promise<Revision | undefined>;
+  /** Called before several revisions are built in a row: fetch what they need in as few round trips as possible. */
+  prefetch?(revs: readonly Revision[]): Promise<void>;
+  /** The refs as the backend's local copy last saw them: lets a restart serve while the backend is unreachable. */
+  cachedRefs?(): Promise<Map<string, Revision>>;
   close?(): Promise<void>;
 }

@@ -12,7 +12,7 @@ import type { DocConstraint, DocFlag, DocRollout, DocRule, DocSegment } from './
 import type { FindingsByFile } from './finding.js';
 import { addFinding } from './finding.js';
 import { FrozenMap } from './freeze.js';
-import { constraintId, distributionId, ruleId, rolloutId, variantId } from './ids.js';
+import { FlagIds, SegmentIds } from './ids.js';
 import type {
   Constraint,
   Distribution,
@@ -83,21 +83,24 @@ export function buildSnapshot(index: Map<string, NamespaceIndex>, opts: BuildOpt
 }
 
 function buildSegment(ns: string, s: DocSegment): Segment {
-  const constraints: Constraint[] = [];
-  if (s.constraints) for (let i = 0; i < s.constraints.length; i++) constraints.push(buildConstraint(ns, s.key, s.constraints[i], i));
+  let constraints: readonly Constraint[] = EMPTY;
+  if (s.constraints && s.constraints.length > 0) {
+    const ids = new SegmentIds(ns, s.key);
+    constraints = Object.freeze(s.constraints.map((c, i) => buildConstraint(ns, s.key, c, ids.constraint(i))));
+  }
   return Object.freeze({
     namespaceKey: ns,
     key: s.key,
     name: s.name,
     description: s.description ?? '',
     matchType: s.match_type,
-    constraints: s.constraints ? Object.freeze(constraints) : EMPTY,
+    constraints,
   });
 }
 
-function buildConstraint(ns: string, segmentKey: string, c: DocConstraint, i: number): Constraint {
+function buildConstraint(ns: string, segmentKey: string, c: DocConstraint, id: string): Constraint {
   return Object.freeze({
-    id: constraintId(ns, segmentKey, i),
+    id,
     namespaceKey: ns,
     segmentKey,
     type: c.type,
@@ -111,9 +114,11 @@ function buildConstraint(ns: string, segmentKey: string, c: DocConstraint, i: nu
 // Plain loops and no per-flag helper maps: this runs for every flag of the state.
 function buildFlag(ns: string, declared: Declared<DocFlag>, segments: ReadonlyMap<string, Segment>, findings: FindingsByFile): Flag {
   const f = declared.data;
+  const ids = new FlagIds(ns, f.key);
   let defaultVariant: Variant | undefined;
-  const variants: Variant[] = [];
   const docVariants = f.variants ?? EMPTY;
+  // Arrays at their final length (map, or new Array(n)): `[]` grown by push reserves 17 slots.
+  const variants = new Array<Variant>(docVariants.length);
   for (let j = 0; j < docVariants.length; j++) {
     const v = docVariants[j];
     let attachment = 'null';
@@ -133,7 +138,7 @@ function buildFlag(ns: string, declared: Declared<DocFlag>, segments: ReadonlyMa
       }
     }
     const variant: Variant = Object.freeze({
-      id: variantId(ns, f.key, v.key),
+      id: ids.variant(v.key),
       namespaceKey: ns,
       key: v.key,
       name: v.name ?? '',
@@ -142,19 +147,15 @@ function buildFlag(ns: string, declared: Declared<DocFlag>, segments: ReadonlyMa
       default: v.default === true,
     });
     if (variant.default) defaultVariant = variant;
-    variants.push(variant);
+    variants[j] = variant;
   }
   let rules: readonly Rule[] = EMPTY;
   if (f.rules) {
-    const built: Rule[] = [];
-    for (let i = 0; i < f.rules.length; i++) built.push(buildRule(ns, f.key, f.rules[i], i + 1, variants));
-    rules = Object.freeze(built);
+    rules = Object.freeze(f.rules.map((r, i) => buildRule(ns, f.key, r, i + 1, variants, ids)));
   }
   let rollouts: readonly Rollout[] = EMPTY;
   if (f.rollouts) {
-    const built: Rollout[] = [];
-    for (let i = 0; i < f.rollouts.length; i++) built.push(buildRollout(ns, f.key, f.rollouts[i], i + 1));
-    rollouts = Object.freeze(built);
+    rollouts = Object.freeze(f.rollouts.map((r, i) => buildRollout(ns, f.key, r, i + 1, ids)));
   }
 
   const def: { -readonly [K in keyof FlagDefinition]: FlagDefinition[K] } & { compiled?: CompiledFlag } = {
@@ -185,24 +186,22 @@ function segmentOperator(op: SegmentOperator | undefined): SegmentOperator {
   return op ?? 'OR_SEGMENT_OPERATOR';
 }
 
-function buildRule(ns: string, flagKey: string, r: DocRule, rank: number, variants: readonly Variant[]): Rule {
-  const id = ruleId(ns, flagKey, rank);
+function buildRule(ns: string, flagKey: string, r: DocRule, rank: number, variants: readonly Variant[], ids: FlagIds): Rule {
+  const id = ids.rule(rank);
   let distributions: readonly Distribution[] = EMPTY;
   if (r.distributions) {
-    const built: Distribution[] = [];
-    for (let i = 0; i < r.distributions.length; i++) {
-      const d = r.distributions[i];
-      built.push(
-        Object.freeze({
-          id: distributionId(ns, flagKey, rank, i),
-          ruleId: id,
-          variantId: variantIdOf(variants, d.variant),
-          variantKey: d.variant,
-          rollout: d.rollout,
-        }),
-      );
-    }
-    distributions = Object.freeze(built);
+    distributions = Object.freeze(
+      r.distributions.map(
+        (d, i): Distribution =>
+          Object.freeze({
+            id: ids.distribution(rank, i),
+            ruleId: id,
+            variantId: variantIdOf(variants, d.variant),
+            variantKey: d.variant,
+            rollout: d.rollout,
+          }),
+      ),
+    );
   }
   const object = typeof r.segment === 'string' ? undefined : r.segment;
   return Object.freeze({
@@ -217,8 +216,8 @@ function buildRule(ns: string, flagKey: string, r: DocRule, rank: number, varian
   });
 }
 
-function buildRollout(ns: string, flagKey: string, r: DocRollout, rank: number): Rollout {
-  const id = rolloutId(ns, flagKey, rank);
+function buildRollout(ns: string, flagKey: string, r: DocRollout, rank: number, ids: FlagIds): Rollout {
+  const id = ids.rollout(rank);
   // Literal objects of fixed shape (no spread): this runs for every rollout of a large state.
   if (r.segment) {
     const keys = r.segment.key !== undefined ? [r.segment.key] : (r.segment.keys ?? EMPTY);

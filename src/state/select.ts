@@ -78,7 +78,8 @@ export function selectFiles(paths: readonly string[], indexFile?: IndexFileInput
   return { paths: selected, problems };
 }
 
-const INDEX_KEYS = new Set(['version', 'include', 'exclude']);
+// `tests` holds flag test cases for `vexil test`; the loader itself does not read it.
+const INDEX_KEYS = new Set(['version', 'include', 'exclude', 'tests']);
 
 /**
  * The index file's content, or located problems (and no index when they are errors);
@@ -120,7 +121,7 @@ export function readIndex(file: IndexFileInput): { index?: StateIndex; problems:
     const obj = data as Record<string, unknown>;
     for (const key of Object.keys(obj)) {
       if (!INDEX_KEYS.has(key)) {
-        findings.push({ severity: 'warning', rule: 'index.unknown-key', message: `unknown key \`${key}\` in the index file is ignored`, hint: 'the index file reads only `version`, `include` and `exclude`', doc: 0, path: [key], at: 'key' });
+        findings.push({ severity: 'warning', rule: 'index.unknown-key', message: `unknown key \`${key}\` in the index file is ignored`, hint: 'the index file holds only `version`, `include`, `exclude` and `tests` (flag test cases)', doc: 0, path: [key], at: 'key' });
       }
     }
     const version = obj.version;

@@ -19,6 +19,10 @@ export interface RefStatus {
   readonly lastRejected?: RejectedRevision;
   /** A fetch/IO error from the last attempt (backend down, auth refused...). */
   readonly lastError?: { readonly at: string; readonly message: string };
+  /** Polled sources: RFC 3339 time the backend last confirmed what this reference points at. */
+  readonly checkedAt?: string;
+  /** Set when the reference has not been confirmed for longer than the store's max staleness: why. */
+  readonly stale?: string;
 }
 
 export type StoreEvent =
@@ -34,6 +38,8 @@ export interface SnapshotStore {
   /** Builds an unbuilt reference on demand; throws VexilError NotFound `reference "<ref>" not found`. */
   resolve(ref?: string): Promise<Snapshot>;
   status(): RefStatus[];
+  /** Look at the backend now and rebuild what changed; resolves when done. */
+  refresh?(): Promise<void>;
   /** Listen to swaps, rejections and errors (metrics, logs). Returns an unsubscribe function. */
   subscribe(listener: (event: StoreEvent) => void): () => void;
   close(): Promise<void>;

@@ -112,7 +112,7 @@ t.test('serve: a config error exits 1 naming the key', async (t) => {
 
 t.test('serve: storage types other than local are refused for now', async (t) => {
   const config = configFor(tempState(t), tempState(t, 'hello'));
-  const r = await runCli(['serve', '--config', config], { env: { VEXIL_STORAGE_TYPE: 'git' } });
+  const r = await runCli(['serve', '--config', config], { env: { VEXIL_STORAGE_TYPE: 'oci' } });
   t.equal(r.code, 1);
-  t.match(r.stderr, /storage\.type "git" is not supported yet/);
+  t.match(r.stderr, /storage\.type "oci" is not supported yet/);
 });

@@ -37,7 +37,7 @@ function configFile(t: Test, yaml: string, name = 'vexil.yml'): string {
 
 t.test('defaults without a file or environment', async (t) => {
   const c = loadConfig({ env: {} });
-  t.same(c.server, { host: '127.0.0.1', http_port: 8080 });
+  t.same(c.server, { host: '127.0.0.1', http_port: 8080, workers: 1 });
   t.same(c.log, { level: 'info', encoding: 'json' });
   t.equal(c.storage.type, 'local');
   t.equal(c.storage.max_file_size, 8 * 1024 * 1024);
@@ -100,7 +100,7 @@ authentication:
 `,
   );
   const c = loadConfig({ file, env: {} });
-  t.same(c.server, { host: '0.0.0.0', http_port: 9000 });
+  t.same(c.server, { host: '0.0.0.0', http_port: 9000, workers: 1 });
   t.same(c.log, { level: 'debug', encoding: 'console' });
   t.equal(c.storage.max_file_size, 1024);
   t.equal(c.storage.local.path, path.join(path.dirname(file), 'state'), 'relative to the config file');
@@ -117,7 +117,7 @@ authentication:
 });
 
 t.test('an empty file gives the defaults; an absolute path stays', async (t) => {
-  t.same(loadConfig({ file: configFile(t, '# nothing\n'), env: {} }).server, { host: '127.0.0.1', http_port: 8080 });
+  t.same(loadConfig({ file: configFile(t, '# nothing\n'), env: {} }).server, { host: '127.0.0.1', http_port: 8080, workers: 1 });
   const c = loadConfig({ file: configFile(t, 'storage:\n  local:\n    path: /abs/flags\n'), env: {} });
   t.equal(c.storage.local.path, '/abs/flags');
 });
@@ -149,7 +149,7 @@ t.test('environment overrides nested keys and keys with underscores', async (t) 
       HOME: '/root',
     },
   });
-  t.same(c.server, { host: '0.0.0.0', http_port: 9090 });
+  t.same(c.server, { host: '0.0.0.0', http_port: 9090, workers: 1 });
   t.equal(c.storage.local.path, path.join(cwd, 'flags'), 'relative to cwd when set from the environment');
   t.equal(c.storage.max_file_size, 2048);
   t.equal(c.log.encoding, 'console');
@@ -260,8 +260,8 @@ t.test('unknown keys are refused with their path', async (t) => {
   const top = configError(t, { file: configFile(t, 'cache:\n  enabled: true\n'), env: {} });
   t.match(top.message, /^invalid configuration: cache: unknown key/);
 
-  const later = configError(t, { env: { VEXIL_STORAGE_GIT_REPOSITORY: 'https://x' } });
-  t.match(later.message, 'storage.git_repository: unknown key', 'keys of later backends are not accepted yet');
+  const later = configError(t, { env: { VEXIL_STORAGE_OCI_REPOSITORY: 'https://x' } });
+  t.match(later.message, 'storage.oci_repository: unknown key', 'keys of later backends are not accepted yet');
 });
 
 t.test('ignoreEnv skips variables the caller reads itself', async (t) => {

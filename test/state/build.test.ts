@@ -1,14 +1,16 @@
 import t from 'tap';
 import { serializeAttachment } from '../../src/state/attachment.js';
-import { stateId } from '../../src/state/ids.js';
+import { FlagIds, SegmentIds, stateId } from '../../src/state/ids.js';
 import { load } from '../../src/state/load.js';
 import type { StateFile } from '../../src/state/load.js';
 import type { Snapshot } from '../../src/state/model.js';
+import { generateState } from '../support/generate-state.js';
 import { readFixture } from '../support/state-fixture.js';
 
 const enc = new TextEncoder();
 const file = (path: string, text: string): StateFile => ({ path, bytes: enc.encode(text) });
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** Derived ids are version 8 (our layout, ids.ts); the rare fallback is a v5 hash of the full name. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[58][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 function snapshotOf(name: string, now = new Date('2026-01-01T00:00:00Z')): Snapshot {
   const r = load(readFixture(name).files, { reference: 'main', revision: 'r', now });
@@ -30,15 +32,50 @@ function ids(s: Snapshot): string[] {
   return out;
 }
 
-t.test('ids are UUID v5 shaped, unique, and the same for the same content', async (t) => {
+t.test('ids are UUID shaped, unique, and the same for the same content', async (t) => {
   const a = ids(snapshotOf('readonly'));
   const b = ids(snapshotOf('readonly', new Date('2030-01-01T00:00:00Z')));
   t.ok(a.length > 100);
   t.same(b, a, 'rebuilt later: same ids');
-  t.ok(a.every((id) => UUID.test(id)), 'all UUID v5 shaped');
+  t.ok(a.every((id) => UUID.test(id)), 'all UUID shaped');
   t.equal(new Set(a).size, a.length, 'no collisions');
   t.equal(stateId('flag/default/x/rule/1'), stateId('flag/default/x/rule/1'));
   t.not(stateId('flag/default/x/rule/1'), stateId('flag/default/x/rule/2'));
+});
+
+t.test('ids: unique over a generated 3,000-flag state, and derived from one digest per owner', async (t) => {
+  const files = generateState({ flags: 3000, segmentsPerNamespace: 400 }).map((f) => file(f.path, f.text));
+  const s = load(files, { reference: 'm', revision: '1' }).snapshot!;
+  const all = ids(s);
+  t.ok(all.length > 20_000, `${all.length} ids`);
+  t.equal(new Set(all).size, all.length, 'no two resources share an id');
+  t.ok(all.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[1-5][0-9a-f]{11}$/.test(id)), 'all version 8 with a kind digit');
+  // The parts of one flag share the owner prefix (24 characters) and differ in the last 12.
+  const f = [...s.namespaces.get('default')!.flags.values()].find((x) => x.rules.length > 0 && x.rules[0].distributions.length > 1)!;
+  const own = [...f.variants.map((v) => v.id), ...f.rules.flatMap((r) => [r.id, ...r.distributions.map((d) => d.id)])];
+  t.equal(new Set(own.map((id) => id.slice(0, 24))).size, 1, 'one owner prefix per flag');
+  t.equal(f.rules[0].id.slice(24), '200000000001', 'rule 1');
+  t.equal(f.rules[0].distributions[1].id.slice(24), '300000100001', 'rule 1, distribution 1');
+});
+
+t.test('ids: every part kind and position is distinct within an owner; out-of-range positions fall back', async (t) => {
+  const a = new FlagIds('default', 'f');
+  const got = new Set<string>();
+  const keys = Array.from({ length: 2000 }, (_, i) => `variant-${i}`);
+  for (const k of keys) got.add(a.variant(k));
+  for (let rank = 1; rank <= 50; rank++) {
+    got.add(a.rule(rank));
+    got.add(a.rollout(rank));
+    for (let i = 0; i < 20; i++) got.add(a.distribution(rank, i));
+  }
+  t.equal(got.size, 2000 + 50 * 22, 'no collision among 3,100 parts of one flag');
+  t.equal(new FlagIds('default', 'f').rule(3), a.rule(3), 'deterministic');
+  t.not(new FlagIds('other', 'f').rule(3), a.rule(3), 'namespaced');
+  t.not(new FlagIds('default', 'g').rule(3), a.rule(3), 'per flag');
+  t.not(new SegmentIds('default', 'f').constraint(1), new FlagIds('default', 'f').rule(1), 'segments and flags apart');
+  t.equal(a.distribution(1, 2 ** 20), stateId('flag/default/f/rule/1/distribution/1048576'), 'an index past 20 bits: v5 of the full name');
+  t.equal(a.rule(2 ** 44), stateId(`flag/default/f/rule/${2 ** 44}`));
+  t.equal(new SegmentIds('n', 's').constraint(2 ** 44), stateId(`segment/n/s/constraint/${2 ** 44}`));
 });
 
 t.test('ids derive from position: same flag in another namespace or file order differs / stays', async (t) => {

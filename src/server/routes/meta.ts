@@ -1,6 +1,7 @@
 /**
- * Operational endpoints: `/health` (liveness), `/ready` (the default reference has a snapshot),
- * `/meta/info`, `/meta/snapshots` (vexil's extension: per-reference load status) and `/metrics`.
+ * Operational endpoints: `/health` (liveness), `/ready` (the default reference has a snapshot that
+ * is not stale), `/meta/info`, `/meta/snapshots` (vexil's extension: per-reference load status),
+ * `POST /meta/refresh` (vexil's extension, for push webhooks: poll the backend now) and `/metrics`.
  */
 import type Router from '@koa/router';
 import { Code, VexilError } from '../../errors.js';
@@ -36,7 +37,14 @@ function statusJson(s: RefStatus, defaultReference: string) {
     ...(s.loadedAt !== undefined ? { loadedAt: s.loadedAt } : {}),
     ...(s.lastRejected ? { lastRejected: s.lastRejected } : {}),
     ...(s.lastError ? { lastError: s.lastError } : {}),
+    ...(s.checkedAt !== undefined ? { checkedAt: s.checkedAt } : {}),
+    ...(s.stale !== undefined ? { stale: s.stale } : {}),
   };
+}
+
+function snapshotsJson(store: SnapshotStore) {
+  const def = store.defaultReference;
+  return { defaultReference: def, references: store.status().map((s) => statusJson(s, def)) };
 }
 
 function notReadyReason(store: SnapshotStore): string {
@@ -64,6 +72,9 @@ export function registerMetaRoutes(router: Router<AppState>, deps: MetaDeps): vo
     if (!health.serving) throw new VexilError(Code.Unavailable, 'shutting down');
     const snapshot = store.get();
     if (!snapshot) throw new VexilError(Code.Unavailable, notReadyReason(store));
+    // A polled backend unreachable for longer than its max staleness: still serving, but not ready.
+    const stale = store.status().find((s) => s.reference === store.defaultReference)?.stale;
+    if (stale !== undefined) throw new VexilError(Code.Unavailable, stale);
     sendJson(ctx, { status: 'READY', reference: snapshot.reference, revision: snapshot.revision });
   });
 
@@ -86,8 +97,14 @@ export function registerMetaRoutes(router: Router<AppState>, deps: MetaDeps): vo
   });
 
   router.get('/meta/snapshots', (ctx) => {
-    const def = store.defaultReference;
-    sendJson(ctx, { defaultReference: def, references: store.status().map((s) => statusJson(s, def)) });
+    sendJson(ctx, snapshotsJson(store));
+  });
+
+  // Answers once the poll is done, with every reference's status (revisions, errors) after it.
+  router.post('/meta/refresh', async (ctx) => {
+    if (store.refresh === undefined) throw new VexilError(Code.Unimplemented, 'this storage cannot be refreshed');
+    await store.refresh();
+    sendJson(ctx, snapshotsJson(store));
   });
 
   router.get('/metrics', async (ctx) => {

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the tests need when they are missing (run by scripts/test.sh before
+# the tests). As root: apt-get install. Not root: installs nothing and says so; the tests that
+# need a missing package then skip with the reason (under CI=true they fail instead); this
+# script itself never fails the run.
+#
+# Needed packages, one check each (add a line for a new one):
+#   postgresql  throwaway PostgreSQL servers for the authentication store tests (test/auth/postgres.test.ts)
+set -uo pipefail
+
+missing=()
+have_postgresql() { compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null && id -u postgres >/dev/null 2>&1; }
+have_postgresql || missing+=(postgresql)
+
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+# Never fails the run itself: the tests that need a missing package report it (skip, or fail under CI=true).
+fail_or_warn() {
+  echo "test setup: $1; the tests that need them will skip (fail under CI=true)" >&2
+  exit 0
+}
+
+if [ "$(id -u)" != "0" ]; then
+  fail_or_warn "not root, cannot install the missing Debian packages: ${missing[*]}"
+fi
+if ! command -v apt-get >/dev/null; then
+  fail_or_warn "no apt-get, cannot install the missing packages: ${missing[*]}"
+fi
+echo "test setup: installing ${missing[*]}" >&2
+if ! { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}"; } >&2; then
+  fail_or_warn "apt-get could not install ${missing[*]}"
+fi
+exit 0

@@ -1,0 +1,182 @@
+/**
+ * Request authentication (interface §5.1, reference §2.5, §2.13), run before routing:
+ *
+ * - `/health`, `/ready`, `/metrics`, `GET /auth/v1/method` (and the login flows) never need a
+ *   token, nor do sections opened by `exclude.management` / `exclude.evaluation`; there the
+ *   credentials are not even looked at.
+ * - Otherwise, with `required: true`, the request needs `Authorization: Bearer <token>`, or the
+ *   `svc_client_token` cookie when there is no Authorization header at all. Missing, unknown or
+ *   expired → 401 `request was not authenticated`.
+ * - A namespace-scoped token reaches only requests confined to its namespace; elsewhere
+ *   (including everything under /auth/v1) → 403 `permission denied: token is scoped to
+ *   namespace "<ns>"`.
+ * - With `required: false` no request needs a token; `/auth/v1/self*` still identifies the caller
+ *   by the token it presents (Flipt answers 401 there even with a valid token).
+ */
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import { Code, VexilError, unauthenticated } from '../errors.js';
+import { readJson } from '../server/body.js';
+import { field, isPlainObject } from '../server/fields.js';
+import type { AppState } from '../server/context.js';
+import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
+import type { AuthService } from './service.js';
+import { CLIENT_TOKEN_COOKIE, STATE_COOKIE, scopedNamespace, type Authentication } from './types.js';
+
+declare module '../server/context.js' {
+  interface AppState {
+    /** The caller's authentication, when the request presented a valid credential that was checked. */
+    authentication?: Authentication;
+  }
+}
+
+export interface AuthMiddlewareOptions {
+  service: AuthService;
+  required: boolean;
+  exclude: { management: boolean; evaluation: boolean };
+  /** `authentication.session.domain`, for the cookie-clearing header on a refused cookie. */
+  sessionDomain?: string;
+}
+
+export function permissionDenied(namespace: string): VexilError {
+  return new VexilError(Code.PermissionDenied, `permission denied: token is scoped to namespace "${namespace}"`);
+}
+
+type Credential =
+  | { kind: 'bearer'; token: string }
+  | { kind: 'cookie'; token: string }
+  | { kind: 'none' }
+  | { kind: 'unsupported' };
+
+/**
+ * What the decision needs from a request, whichever server path carries it (the Koa middleware
+ * below, or the node:http evaluation fast path in src/server/fast-path.ts).
+ */
+export interface AuthRequest {
+  readonly method: string;
+  /** The URL path, without the query. */
+  readonly path: string;
+  readonly authorization: string | undefined;
+  /** A request cookie's value (read only when there is no Authorization header). */
+  cookie(name: string): string | undefined;
+  /** The JSON body, read once and shared with the route (only namespace-scoped tokens need it). */
+  body(): Promise<unknown>;
+  /** Adds Set-Cookie values to the response, kept even when the request is then refused. */
+  setCookies(values: string[]): void;
+  /** The request's logger, when it has one. */
+  log(): Logger | undefined;
+}
+
+/**
+ * The one authentication decision: resolves with the caller's authentication when a checked
+ * credential was presented, with undefined when the request needs none; throws 401/403.
+ */
+export type AuthGate = (req: AuthRequest) => Promise<Authentication | undefined>;
+
+/** Header first: a present Authorization header is the credential even when it is not usable. */
+function credentialOf(req: AuthRequest): Credential {
+  const header = req.authorization;
+  if (header !== undefined) {
+    return header.startsWith('Bearer ') ? { kind: 'bearer', token: header.slice('Bearer '.length) } : { kind: 'unsupported' };
+  }
+  const cookie = req.cookie(CLIENT_TOKEN_COOKIE);
+  return cookie !== undefined && cookie !== '' ? { kind: 'cookie', token: cookie } : { kind: 'none' };
+}
+
+function excluded(scope: Extract<RequestScope, { public: false }>, opts: AuthMiddlewareOptions): boolean {
+  return (scope.section === 'management' && opts.exclude.management) || (scope.section === 'evaluation' && opts.exclude.evaluation);
+}
+
+export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
+  const { service } = opts;
+
+  const refusal = (req: AuthRequest, reason: string, credential: Credential): VexilError => {
+    req.log()?.debug({ reason }, 'request was not authenticated');
+    // A browser holding a dead cookie is told to drop it (reference §2.17), on /auth/v1 only.
+    if (credential.kind === 'cookie' && req.path.startsWith('/auth/v1/')) {
+      return new VexilError(Code.Unauthenticated, 'request was not authenticated', {
+        headers: { 'Set-Cookie': clearCookie(CLIENT_TOKEN_COOKIE, opts.sessionDomain) },
+      });
+    }
+    return unauthenticated();
+  };
+
+  return async (req) => {
+    const scope = classifyRequest(req.method, req.path);
+    if (scope.public) return undefined;
+    // Logging out drops both session cookies whatever happens next, refusals included (reference §2.17).
+    if (scope.self && req.method === 'PUT' && /^\/auth\/v1\/self\/expire\/?$/.test(req.path)) {
+      req.setCookies([clearCookie(STATE_COOKIE, opts.sessionDomain), clearCookie(CLIENT_TOKEN_COOKIE, opts.sessionDomain)]);
+    }
+    if (!opts.required && !scope.self) return undefined;
+    if (opts.required && excluded(scope, opts)) return undefined;
+
+    const credential = credentialOf(req);
+    if (credential.kind === 'none') throw refusal(req, 'no credentials', credential);
+    if (credential.kind === 'unsupported') throw refusal(req, 'unsupported authorization scheme', credential);
+    const found = await service.lookup(credential.token);
+    if (!found.ok) throw refusal(req, found.reason, credential);
+    const { authentication } = found;
+
+    const namespace = scopedNamespace(authentication);
+    if (namespace !== undefined) {
+      const allowed = await confinedTo(req, scope.namespace, namespace);
+      if (!allowed) {
+        req.log()?.debug({ authenticationId: authentication.id, namespace }, 'namespace-scoped token used out of scope');
+        throw permissionDenied(namespace);
+      }
+    }
+    return authentication;
+  };
+}
+
+/** The Koa middleware around the gate; `gate` lets the evaluation fast path make the same decision. */
+export function authMiddleware(opts: AuthMiddlewareOptions): Middleware<AppState> & { readonly gate: AuthGate } {
+  const gate = createAuthGate(opts);
+  const middleware: Middleware<AppState> = async (ctx, next) => {
+    const authentication = await gate({
+      method: ctx.method,
+      path: ctx.path,
+      authorization: ctx.req.headers.authorization,
+      cookie: (name) => ctx.cookies.get(name),
+      body: () => (ctx.state.jsonBody ??= readJson(ctx.req)),
+      setCookies: (values) => ctx.set('Set-Cookie', values),
+      log: () => ctx.state.log,
+    });
+    if (authentication !== undefined) ctx.state.authentication = authentication;
+    return next();
+  };
+  return Object.assign(middleware, { gate });
+}
+
+/** A Set-Cookie value that makes the browser drop `name` (no Domain for localhost, as browsers require). */
+export function clearCookie(name: string, domain: string | undefined): string {
+  const d = domain !== undefined && domain !== 'localhost' ? `; Domain=${domain}` : '';
+  return `${name}=; Path=/${d}; Max-Age=0`;
+}
+
+/** Whether the request addresses exactly `namespace` and nothing else. */
+async function confinedTo(req: AuthRequest, source: NamespaceSource, namespace: string): Promise<boolean> {
+  switch (source.from) {
+    case 'none':
+      return false;
+    case 'path':
+      return (source.namespace === '' ? DEFAULT_NAMESPACE : source.namespace) === namespace;
+    case 'body': {
+      const body = await req.body();
+      if (!isPlainObject(body)) return false;
+      if (!source.batch) return bodyNamespace(body, source.pathNamespace) === namespace;
+      const requests = field(body, 'requests');
+      if (!Array.isArray(requests)) return false;
+      return requests.every((r) => isPlainObject(r) && bodyNamespace(r, undefined) === namespace);
+    }
+  }
+}
+
+/** `namespaceKey` of an evaluation request; empty means the path's namespace, else `default`. */
+function bodyNamespace(body: Record<string, unknown>, pathNamespace: string | undefined): string | undefined {
+  const v = field(body, 'namespaceKey');
+  if (v !== undefined && typeof v !== 'string') return undefined;
+  if (v !== undefined && v !== '') return v;
+  return pathNamespace !== undefined && pathNamespace !== '' ? pathNamespace : DEFAULT_NAMESPACE;
+}

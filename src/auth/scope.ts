@@ -1,0 +1,90 @@
+/**
+ * What a request path needs from authentication, decided before routing: public (never a token),
+ * one of the sections `exclude.*` can open, and which namespace the request is confined to, for
+ * namespace-scoped tokens (interface §5.3; Flipt's namespace matching, reference §2.13).
+ *
+ * Anything not recognised needs a token and is not scoped to a namespace: unknown paths are
+ * denied by default instead of being guessed at.
+ */
+
+export type Section = 'management' | 'evaluation' | 'auth' | 'other';
+
+/** Where the single namespace of a request is found. */
+export type NamespaceSource =
+  /** The endpoint spans namespaces (or none): a scoped token is refused. */
+  | { from: 'none' }
+  | { from: 'path'; namespace: string }
+  /** Evaluation bodies: `namespaceKey` (empty = the path's namespace, else `default`); batches: every item's. */
+  | { from: 'body'; batch: boolean; pathNamespace?: string };
+
+export type RequestScope =
+  | { public: true }
+  | { public: false; section: Section; namespace: NamespaceSource; self: boolean };
+
+export const DEFAULT_NAMESPACE = 'default';
+
+const OPERATIONAL = new Set(['/health', '/ready', '/metrics']);
+
+function decodeSegment(s: string): string | undefined {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return undefined;
+  }
+}
+
+const NONE: NamespaceSource = { from: 'none' };
+
+export function classifyRequest(method: string, rawPath: string): RequestScope {
+  // The router treats one trailing slash as absent; the classification must agree with it.
+  const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
+  if (OPERATIONAL.has(path)) return { public: true };
+
+  const read = method === 'GET' || method === 'HEAD';
+  if (path === '/auth/v1/method' && read) return { public: true };
+  // The login flows of the session methods and the cluster exchange are how a caller gets a
+  // token in the first place (reference §2.6).
+  if (path.startsWith('/auth/v1/method/oidc/') || path.startsWith('/auth/v1/method/code_host/')) return { public: true };
+  if (path === '/auth/v1/method/cluster/serviceaccount' && method === 'POST') return { public: true };
+
+  const segments = path.split('/');
+  if (path === '/api/v1' || path.startsWith('/api/v1/')) {
+    return { public: false, section: 'management', namespace: managementNamespace(segments), self: false };
+  }
+  if (path === '/evaluate/v1' || path.startsWith('/evaluate/v1/')) {
+    // /evaluate/v1/namespaces/{namespaceKey}/variant
+    let pathNamespace: string | undefined;
+    if (segments[3] === 'namespaces' && segments.length >= 5) {
+      pathNamespace = decodeSegment(segments[4]!);
+      if (pathNamespace === undefined) return { public: false, section: 'evaluation', namespace: NONE, self: false };
+    }
+    return {
+      public: false,
+      section: 'evaluation',
+      namespace: { from: 'body', batch: path === '/evaluate/v1/batch', ...(pathNamespace !== undefined ? { pathNamespace } : {}) },
+      self: false,
+    };
+  }
+  if (path.startsWith('/internal/v1/evaluation/')) {
+    // The client-side evaluation snapshot: /internal/v1/evaluation/snapshot/namespace/{key}
+    const ns = segments[4] === 'snapshot' && segments[5] === 'namespace' && segments.length === 7 ? decodeSegment(segments[6]!) : undefined;
+    return { public: false, section: 'evaluation', namespace: ns !== undefined ? { from: 'path', namespace: ns } : NONE, self: false };
+  }
+  if (path === '/auth/v1' || path.startsWith('/auth/v1/')) {
+    return { public: false, section: 'auth', namespace: NONE, self: path === '/auth/v1/self' || path.startsWith('/auth/v1/self/') };
+  }
+  return { public: false, section: 'other', namespace: NONE, self: false };
+}
+
+/**
+ * `/api/v1/namespaces` (list, create) spans namespaces; `/api/v1/namespaces/{key}[/...]` is
+ * `{key}`; the legacy unnamespaced forms (`/api/v1/flags`...) read `default`.
+ */
+function managementNamespace(segments: string[]): NamespaceSource {
+  // ['', 'api', 'v1', ...]
+  if (segments.length <= 3) return NONE;
+  if (segments[3] !== 'namespaces') return { from: 'path', namespace: DEFAULT_NAMESPACE };
+  if (segments.length === 4) return NONE;
+  const ns = decodeSegment(segments[4]!);
+  return ns === undefined ? NONE : { from: 'path', namespace: ns };
+}

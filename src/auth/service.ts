@@ -1,0 +1,134 @@
+/**
+ * The authentication core that routes and middleware share: token lookup (digest → cache →
+ * store, constant-time re-check, expiry against the injected clock), creation, listing,
+ * deletion and expiry of records. Knows nothing about HTTP.
+ */
+import { randomUUID } from 'node:crypto';
+import { LookupCache } from './cache.js';
+import type { AuthStore, StoredAuthentication } from './store/types.js';
+import { digestKey, digestToken, generateToken, hashToken, sameDigest } from './token.js';
+import { systemClock, type Authentication, type Clock, type Method } from './types.js';
+
+export type LookupResult =
+  | { ok: true; authentication: Authentication }
+  | { ok: false; reason: 'unknown token' | 'authorization expired' };
+
+export interface CreateInput {
+  method: Method;
+  metadata: Readonly<Record<string, string>>;
+  expiresAt?: number;
+  /** A known token value (bootstrap.token); default: 32 random bytes. */
+  token?: string;
+}
+
+export interface Created {
+  clientToken: string;
+  authentication: Authentication;
+}
+
+export interface ListPage {
+  authentications: Authentication[];
+  nextPageToken: string;
+}
+
+/** Flipt's token listing: limit 0 → 25, at most 100. */
+export const DEFAULT_LIST_LIMIT = 25;
+export const MAX_LIST_LIMIT = 100;
+
+export interface AuthServiceOptions {
+  store: AuthStore;
+  clock?: Clock;
+  /** How long a found token stays in the in-memory lookup cache (0 = off). */
+  cacheTtlMs: number;
+}
+
+function publicRecord(s: StoredAuthentication): Authentication {
+  const { hashedToken: _omit, ...rest } = s;
+  return rest;
+}
+
+export class AuthService {
+  readonly store: AuthStore;
+  readonly clock: Clock;
+  private readonly cache: LookupCache;
+
+  constructor(opts: AuthServiceOptions) {
+    this.store = opts.store;
+    this.clock = opts.clock ?? systemClock;
+    this.cache = new LookupCache(opts.cacheTtlMs, this.clock);
+  }
+
+  async lookup(token: string): Promise<LookupResult> {
+    const digest = digestToken(token);
+    const key = digestKey(digest);
+    let found = this.cache.get(key);
+    if (!found) {
+      const epoch = this.cache.epoch;
+      const record = await this.store.getByHash(key);
+      if (!record) return { ok: false, reason: 'unknown token' };
+      found = { authentication: publicRecord(record), digest: Buffer.from(record.hashedToken, 'base64url') };
+      this.cache.put(key, found, epoch);
+    }
+    if (!sameDigest(found.digest, digest)) return { ok: false, reason: 'unknown token' };
+    const { expiresAt } = found.authentication;
+    if (expiresAt !== undefined && expiresAt < this.clock()) return { ok: false, reason: 'authorization expired' };
+    return { ok: true, authentication: found.authentication };
+  }
+
+  async create(input: CreateInput): Promise<Created> {
+    const clientToken = input.token ?? generateToken();
+    const stored = await this.store.create(this.newRecord(input, clientToken));
+    return { clientToken, authentication: publicRecord(stored) };
+  }
+
+  /** Creates the record only when none of its method exists (bootstrap); undefined otherwise. */
+  async createIfMethodEmpty(input: CreateInput): Promise<Created | undefined> {
+    const clientToken = input.token ?? generateToken();
+    const stored = await this.store.createIfMethodEmpty(this.newRecord(input, clientToken));
+    return stored ? { clientToken, authentication: publicRecord(stored) } : undefined;
+  }
+
+  async get(id: string): Promise<Authentication | undefined> {
+    const s = await this.store.getById(id);
+    return s ? publicRecord(s) : undefined;
+  }
+
+  async list(q: { method?: Method; limit: number; offset: number }): Promise<ListPage> {
+    const limit = q.limit <= 0 ? DEFAULT_LIST_LIMIT : Math.min(q.limit, MAX_LIST_LIMIT);
+    const rows = await this.store.list({ ...(q.method ? { method: q.method } : {}), offset: q.offset, limit: limit + 1 });
+    const more = rows.length > limit;
+    return {
+      authentications: rows.slice(0, limit).map(publicRecord),
+      nextPageToken: more ? String(q.offset + limit) : '',
+    };
+  }
+
+  async delete(id: string): Promise<boolean> {
+    const deleted = await this.store.delete(id);
+    // After the commit: a lookup that read the row before it will not cache it (see LookupCache.put).
+    this.cache.evictId(id);
+    return deleted;
+  }
+
+  async expire(id: string, expiresAt: number): Promise<Authentication | undefined> {
+    const s = await this.store.setExpiry(id, expiresAt, this.clock());
+    this.cache.evictId(id);
+    return s ? publicRecord(s) : undefined;
+  }
+
+  async close(): Promise<void> {
+    this.cache.clear();
+    await this.store.close();
+  }
+
+  private newRecord(input: CreateInput, clientToken: string) {
+    return {
+      id: randomUUID(),
+      method: input.method,
+      hashedToken: hashToken(clientToken),
+      metadata: { ...input.metadata },
+      ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
+      now: this.clock(),
+    };
+  }
+}

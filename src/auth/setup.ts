@@ -1,0 +1,140 @@
+/**
+ * Authentication for one server process, from the resolved config: open the store (SQLite file,
+ * PostgreSQL, or an empty one when nothing uses authentication), create the bootstrap
+ * token, start the cleanup loops, and build the middleware and route dependencies.
+ */
+import { join, resolve } from 'node:path';
+import type { Middleware } from 'koa';
+import type { Logger } from 'pino';
+import type { Config } from '../config/types.js';
+import type { AppState } from '../server/context.js';
+import type { AuthRoutesDeps } from '../server/routes/auth.js';
+import { bootstrapToken } from './bootstrap.js';
+import { startCleanup, type Cleaner, type CleanupSchedule } from './cleanup.js';
+import { resolveDataDir } from './data-dir.js';
+import { authMiddleware } from './middleware.js';
+import { AuthService } from './service.js';
+import { emptyAuthStore } from './store/empty.js';
+import type { AuthStore } from './store/types.js';
+import { systemClock, type Clock, type Method } from './types.js';
+
+export class AuthSetupError extends Error {
+  override readonly name = 'AuthSetupError';
+}
+
+export interface AuthRuntime {
+  readonly service: AuthService;
+  readonly middleware: Middleware<AppState>;
+  readonly routes: AuthRoutesDeps;
+  /** Where records are kept, for the start-up log (no credentials). */
+  readonly location: string;
+  /** Stops the cleanup loops (waiting for a pass under way) and closes the store. */
+  close(): Promise<void>;
+}
+
+export interface StartAuthenticationOptions {
+  config: Config;
+  logger: Logger;
+  /** Base of relative paths (data_dir, storage.sqlite.path); default process.cwd(). */
+  cwd?: string;
+  clock?: Clock;
+  /** Run the periodic cleanup (default true). */
+  cleanup?: boolean;
+}
+
+/** Config key of each method that stores authentications → its record method. */
+const STORED_METHODS: ReadonlyArray<readonly ['token' | 'oidc' | 'code_host' | 'cluster', Method]> = [
+  ['token', 'METHOD_TOKEN'],
+  ['oidc', 'METHOD_OIDC'],
+  ['code_host', 'METHOD_CODE_HOST'],
+  ['cluster', 'METHOD_CLUSTER'],
+];
+
+/** The PostgreSQL URL without user, password or query (safe to log). */
+export function describePostgresUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    return `postgres://${u.host}${u.pathname}`;
+  } catch {
+    return 'postgres (unparsable URL)';
+  }
+}
+
+export async function startAuthentication(opts: StartAuthenticationOptions): Promise<AuthRuntime> {
+  const { config, logger } = opts;
+  const auth = config.authentication;
+  const clock = opts.clock ?? systemClock;
+  const cwd = opts.cwd ?? process.cwd();
+  const inUse = auth.required || STORED_METHODS.some(([key]) => auth.methods[key].enabled);
+
+  let store: AuthStore;
+  let location: string;
+  if (!inUse) {
+    store = emptyAuthStore();
+    location = 'none (authentication not in use)';
+  } else if (auth.storage.type === 'postgres') {
+    const url = auth.storage.postgres.url;
+    if (url === undefined) throw new AuthSetupError('authentication.storage.postgres.url: required when authentication.storage.type is postgres');
+    location = describePostgresUrl(url);
+    try {
+      // Loaded on demand: a deployment uses one store driver, never both.
+      const { openPostgresAuthStore } = await import('./store/postgres.js');
+      store = await openPostgresAuthStore({ url });
+    } catch (err) {
+      throw new AuthSetupError(`cannot open the authentication database ${location}: ${(err as Error).message}`);
+    }
+  } else {
+    const path =
+      auth.storage.sqlite.path !== undefined ? resolve(cwd, auth.storage.sqlite.path) : join(resolveDataDir(config.data_dir, cwd), 'auth.db');
+    location = path;
+    try {
+      const { openSqliteAuthStore } = await import('./store/sqlite.js');
+      store = openSqliteAuthStore({ path });
+    } catch (err) {
+      throw new AuthSetupError(`cannot open the authentication database ${path}: ${(err as Error).message}`);
+    }
+  }
+
+  const service = new AuthService({ store, clock, cacheTtlMs: auth.cache_ttl });
+  if (inUse) logger.info({ store: store.kind, location }, 'authentication store opened');
+  let cleaner: Cleaner | undefined;
+  try {
+    if (auth.methods.token.enabled) await bootstrapToken(service, auth.methods.token.bootstrap, logger);
+    if (inUse && opts.cleanup !== false) {
+      const schedules: CleanupSchedule[] = STORED_METHODS.filter(([key]) => auth.methods[key].enabled).map(([key, method]) => ({
+        method,
+        interval: auth.methods[key].cleanup.interval,
+        gracePeriod: auth.methods[key].cleanup.grace_period,
+      }));
+      cleaner = startCleanup(store, schedules, clock, logger);
+    }
+  } catch (err) {
+    await service.close().catch(() => undefined);
+    throw new AuthSetupError(`cannot prepare authentication (${location}): ${(err as Error).message}`);
+  }
+  if (auth.required && !STORED_METHODS.some(([key]) => auth.methods[key].enabled) && !auth.methods.jwt.enabled) {
+    logger.warn({}, 'authentication.required is true but no authentication method is enabled: no request can authenticate');
+  }
+
+  const middleware = authMiddleware({
+    service,
+    required: auth.required,
+    exclude: auth.exclude,
+    ...(auth.session.domain !== undefined ? { sessionDomain: auth.session.domain } : {}),
+  });
+
+  let closing: Promise<void> | undefined;
+  return {
+    service,
+    middleware,
+    routes: { service, config: auth },
+    location,
+    close() {
+      closing ??= (async () => {
+        await cleaner?.stop();
+        await service.close();
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Where authentication records live. Two implementations: SQLite (embedded, one instance) and
+ * PostgreSQL (several replicas sharing one database). Every write is committed before the
+ * returned promise resolves, so a record is durable before the HTTP response that reports it.
+ */
+import type { Authentication, Method } from '../types.js';
+
+export interface NewAuthentication {
+  readonly id: string;
+  readonly method: Method;
+  /** base64url SHA-256 of the client token (see token.ts). */
+  readonly hashedToken: string;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly expiresAt?: number;
+  /** Creation time (ms); also the first `updatedAt`. */
+  readonly now: number;
+}
+
+export interface StoredAuthentication extends Authentication {
+  readonly hashedToken: string;
+}
+
+export interface ListQuery {
+  readonly method?: Method;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+export interface CleanupRequest {
+  readonly method: Method;
+  /** Records whose `expiresAt` is before this (ms) are deleted. */
+  readonly expiredBefore: number;
+  /** Lease: no other cleanup of this method runs (on any replica) until this time (ms). */
+  readonly holdUntil: number;
+  readonly now: number;
+  /** Who holds the lease (for operators reading the lock table). */
+  readonly holder: string;
+}
+
+export type CleanupOutcome = { ran: true; deleted: number } | { ran: false; heldBy: string; until: number };
+
+export interface AuthStore {
+  /** `sqlite` or `postgres`, for logs. */
+  readonly kind: string;
+  create(a: NewAuthentication): Promise<StoredAuthentication>;
+  /**
+   * Creates `a` only when no record of its method exists yet, atomically across replicas
+   * (the bootstrap token). Returns undefined when one already existed.
+   */
+  createIfMethodEmpty(a: NewAuthentication): Promise<StoredAuthentication | undefined>;
+  getByHash(hashedToken: string): Promise<StoredAuthentication | undefined>;
+  getById(id: string): Promise<StoredAuthentication | undefined>;
+  /** Oldest first (creation time, then insertion order). */
+  list(q: ListQuery): Promise<StoredAuthentication[]>;
+  /** True when a record was deleted. */
+  delete(id: string): Promise<boolean>;
+  /** Sets `expiresAt` (and `updatedAt = now`); undefined when no such record. */
+  setExpiry(id: string, expiresAt: number, now: number): Promise<StoredAuthentication | undefined>;
+  /**
+   * Deletes expired records of one method unless another cleanup of that method holds the lease;
+   * at most one runs at a time across every process sharing the store.
+   */
+  cleanup(req: CleanupRequest): Promise<CleanupOutcome>;
+  close(): Promise<void>;
+}

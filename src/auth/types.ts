@@ -1,0 +1,63 @@
+/**
+ * The authentication record (interface §2.9) and the names vexil uses on the wire. Method names
+ * and metadata keys use the neutral word `svc` where Flipt embeds its own name.
+ */
+
+/** Stored methods, in the order `GET /auth/v1/method` lists them. */
+export const METHODS = ['METHOD_TOKEN', 'METHOD_CODE_HOST', 'METHOD_OIDC', 'METHOD_CLUSTER', 'METHOD_JWT'] as const;
+export type Method = (typeof METHODS)[number];
+
+/** Numeric enum values, as Flipt numbers them (the `method` query filter accepts either form). */
+export const METHOD_NUMBERS: Readonly<Record<Method, number>> = {
+  METHOD_TOKEN: 1,
+  METHOD_OIDC: 2,
+  METHOD_CLUSTER: 3,
+  METHOD_CODE_HOST: 4,
+  METHOD_JWT: 5,
+};
+
+export const TOKEN_METADATA = {
+  name: 'io.svc.auth.token.name',
+  description: 'io.svc.auth.token.description',
+  namespace: 'io.svc.auth.token.namespace',
+} as const;
+
+/** The cookie a browser presents instead of an Authorization header. */
+export const CLIENT_TOKEN_COOKIE = 'svc_client_token';
+/** The OIDC / code-host login state cookie. */
+export const STATE_COOKIE = 'svc_client_state';
+
+export interface Authentication {
+  readonly id: string;
+  readonly method: Method;
+  /** Milliseconds since the epoch; undefined = never expires. */
+  readonly expiresAt?: number;
+  readonly createdAt: number;
+  readonly updatedAt: number;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** Milliseconds since the epoch. Injected everywhere time matters, so tests need no sleeps. */
+export type Clock = () => number;
+export const systemClock: Clock = () => Date.now();
+
+/** The JSON of an authentication record: no `expiresAt` key when it never expires, map keys sorted. */
+export function authenticationJson(a: Authentication): Record<string, unknown> {
+  const metadata: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const key of Object.keys(a.metadata).sort()) metadata[key] = a.metadata[key]!;
+  return {
+    id: a.id,
+    method: a.method,
+    ...(a.expiresAt !== undefined ? { expiresAt: new Date(a.expiresAt).toISOString() } : {}),
+    createdAt: new Date(a.createdAt).toISOString(),
+    updatedAt: new Date(a.updatedAt).toISOString(),
+    metadata,
+  };
+}
+
+/** The namespace a token is limited to, or undefined for an unscoped one (blank = unscoped, as in Flipt). */
+export function scopedNamespace(a: Authentication): string | undefined {
+  if (a.method !== 'METHOD_TOKEN') return undefined;
+  const ns = a.metadata[TOKEN_METADATA.namespace];
+  return ns === undefined || ns.trim() === '' ? undefined : ns;
+}

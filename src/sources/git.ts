@@ -1,0 +1,268 @@
+/**
+ * The Git backend: every branch and tag of a repository (and any full commit id), read straight
+ * from a Git object database without a work tree.
+ *
+ * - An http(s) repository is mirrored into one bare repository under `cacheDir` (reused across
+ *   restarts). `refs()` is one request to the server when nothing changed (see ls-refs.ts); the
+ *   objects of a ref are fetched only when a build needs a commit the mirror lacks, so a poll
+ *   fetches exactly the refs that moved and are served.
+ * - A local repository path is read in place: refs from its ref store, objects from its packs.
+ * - `files(rev)` lists the tree of the commit under `directory`; a file's content id is its blob
+ *   id, so branches sharing a file share its parsed document.
+ * - Revisions carry the commit's author, message and time, shown for rejected commits.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import git from 'isomorphic-git';
+import { authHeaders, hasCredentials, type GitAuth } from './git/auth.js';
+import { atomicFs } from './git/atomic-fs.js';
+import { redactUrl } from './git/errors.js';
+import { createGitHttpClient, type GitHttpClient } from './git/http-client.js';
+import { createRefLister, type RemoteRef } from './git/ls-refs.js';
+import { listLocalRefs, openMirror, type Mirror } from './git/mirror.js';
+import { hasCommit, listFiles, normalizeDirectory, peel, revisionMeta, type ObjectDb } from './git/objects.js';
+import { defaultCacheDir, parseRepository, type RepositoryLocation } from './git/options.js';
+import { isCommitId, referenceNames, type ListedRef } from './git/ref-names.js';
+import type { FileSet, Revision, Source } from './types.js';
+
+export { GitOptionsError, parseRepository } from './git/options.js';
+
+export interface GitSourceOptions {
+  /** An http(s) URL or a local repository path (SSH is refused: GitOptionsError). */
+  readonly repository: string;
+  /** The default reference: its commit is what a new ref's fetch says we already have. */
+  readonly ref?: string;
+  /** Sub-folder holding the state. */
+  readonly directory?: string;
+  /** Where the bare mirror lives (http(s) repositories only). */
+  readonly cacheDir?: string;
+  readonly auth?: GitAuth;
+  readonly insecureSkipTls?: boolean;
+  /** PEM file of extra certificate authorities. */
+  readonly caCertPath?: string;
+  /** A request to the server fails after this long without data (default 30 s). */
+  readonly idleTimeoutMs?: number;
+  /** The mirror is compacted (fetched whole again) when it holds more pack files than this (default 40). */
+  readonly maxPacks?: number;
+}
+
+export interface GitSourceStats {
+  /** HTTP requests sent to the server (listings, fetches, redirects, retries). */
+  readonly requests: number;
+  readonly bytesReceived: number;
+  /** Fetch exchanges (each is two requests: advertisement + pack). */
+  readonly fetches: number;
+  /** refs() calls answered. */
+  readonly listings: number;
+  /** Protocol the server answered the last listing with (0: not asked yet). */
+  readonly protocolVersion: 0 | 1 | 2;
+}
+
+export interface GitSource extends Source {
+  readonly kind: 'git';
+  /** The repository as configured, without credentials. */
+  readonly repository: string;
+  /** A full commit id not named by any ref listing: its revision, or undefined when the server has no such commit. */
+  lookup(name: string): Promise<Revision | undefined>;
+  /** Makes the commits of `revs` local in as few exchanges as possible (one when several are missing). */
+  prefetch(revs: readonly Revision[]): Promise<void>;
+  /** The refs as the local copy last saw them (a restart while the server is down serves these). */
+  cachedRefs(): Promise<Map<string, Revision>>;
+  stats(): GitSourceStats;
+}
+
+export function createGitSource(opts: GitSourceOptions): GitSource {
+  const location: RepositoryLocation = parseRepository(opts.repository);
+  const directory = normalizeDirectory(opts.directory);
+  const defaultRef = opts.ref ?? 'main';
+  if (location.kind === 'path') return pathSource(location.path, opts, directory);
+  // user:password in the URL is basic auth (never kept in the URL: it would end up in logs).
+  const withAuth = opts.auth === undefined && location.basic !== undefined ? { ...opts, auth: { basic: location.basic } } : opts;
+  return httpSource(location.url, withAuth, directory, defaultRef);
+}
+
+function toRevisions(listed: Map<string, ListedRef>): Map<string, Revision> {
+  const out = new Map<string, Revision>();
+  for (const [name, r] of listed) out.set(name, { id: r.commit, ref: name });
+  return out;
+}
+
+async function fileSet(db: ObjectDb, rev: Revision, directory: string): Promise<FileSet> {
+  const meta = await revisionMeta(db, rev.id);
+  const files = await listFiles(db, rev.id, directory);
+  return { revision: { id: rev.id, ref: rev.ref, meta }, files };
+}
+
+function httpSource(url: string, opts: GitSourceOptions, directory: string, defaultRef: string): GitSource {
+  const auth = opts.auth;
+  const withCredentials = hasCredentials(auth);
+  const http: GitHttpClient = createGitHttpClient({
+    ...(opts.insecureSkipTls !== undefined ? { insecureSkipTls: opts.insecureSkipTls } : {}),
+    ...(opts.caCertPath !== undefined ? { caPem: readFileSync(opts.caCertPath, 'utf8') } : {}),
+    ...(opts.idleTimeoutMs !== undefined ? { idleTimeoutMs: opts.idleTimeoutMs } : {}),
+  });
+  const headers = () => authHeaders(auth);
+  const lister = createRefLister({ url, http, headers, hasCredentials: withCredentials });
+  const cacheDir = opts.cacheDir ?? defaultCacheDir();
+  let mirrorP: Promise<Mirror> | undefined;
+  let opened: Mirror | undefined;
+  const mirror = () => {
+    mirrorP ??= openMirror({
+      cacheDir,
+      url,
+      http,
+      headers,
+      hasCredentials: withCredentials,
+      ...(opts.maxPacks !== undefined ? { maxPacks: opts.maxPacks } : {}),
+    }).then(
+      (m) => (opened = m),
+      (err: unknown) => {
+        mirrorP = undefined;
+        throw err;
+      },
+    );
+    return mirrorP;
+  };
+
+  let listed = new Map<string, ListedRef>();
+  let listing: RemoteRef[] = [];
+  /** Fingerprint of the listing a fetch of everything was last made for (commit-id lookups). */
+  let fetchedAllFor: string | undefined;
+  let listings = 0;
+
+  const fingerprint = () => listing.map((r) => `${r.name} ${r.oid}`).join('\n');
+  const defaultHave = () => listed.get(defaultRef)?.fullName ?? `refs/heads/${defaultRef}`;
+
+  async function fetchFor(rev: Revision): Promise<void> {
+    const m = await mirror();
+    const target = listed.get(rev.ref);
+    if (target !== undefined) await m.fetchOne({ name: target.fullName, oid: target.oid }, defaultHave());
+    else await fetchEverything(m);
+  }
+
+  async function fetchEverything(m: Mirror): Promise<void> {
+    const fp = fingerprint();
+    if (fetchedAllFor === fp) return;
+    const anyRef = listed.get(defaultRef)?.fullName ?? listing[0]?.name;
+    if (anyRef === undefined) return;
+    await m.fetchAll(true, anyRef);
+    fetchedAllFor = fp;
+  }
+
+  return {
+    kind: 'git',
+    repository: redactUrl(url),
+    async refs() {
+      const before = fingerprint();
+      listing = await lister.list();
+      listings++;
+      listed = referenceNames(listing);
+      if (mirrorP !== undefined && fingerprint() !== before) {
+        // Keep the local copy honest for a restart while the server is down; best effort.
+        await (await mirror()).prune(listing).catch(() => {});
+      }
+      return toRevisions(listed);
+    },
+    async files(rev) {
+      const m = await mirror();
+      let revision = rev;
+      if (!(await hasCommit(m, rev.id))) {
+        await fetchFor(rev);
+        // The fetch brought the branch's tip as the server has it now, which may be newer than
+        // the listing `rev` came from (a request for a branch not built since the last poll).
+        const target = listed.get(rev.ref);
+        const tip = target !== undefined ? await resolveLocal(m, target.fullName) : undefined;
+        if (tip !== undefined && tip !== rev.id && (await hasCommit(m, tip))) revision = { id: tip, ref: rev.ref };
+        else if (!(await hasCommit(m, rev.id))) {
+          throw new Error(`commit ${rev.id} of reference "${rev.ref}" is not on the git server any more`);
+        }
+      }
+      return fileSet(m, revision, directory);
+    },
+    async lookup(name) {
+      if (!isCommitId(name)) return undefined;
+      const m = await mirror();
+      if (!(await hasCommit(m, name))) {
+        if (listing.length === 0) {
+          listing = await lister.list();
+          listed = referenceNames(listing);
+        }
+        await fetchEverything(m);
+        if (!(await hasCommit(m, name))) return undefined;
+      }
+      return { id: name, ref: name };
+    },
+    async prefetch(revs) {
+      const m = await mirror();
+      const missing: Revision[] = [];
+      for (const r of revs) if (listed.has(r.ref) && !(await hasCommit(m, r.id))) missing.push(r);
+      if (missing.length === 0) return;
+      if (missing.length === 1) return fetchFor(missing[0]!);
+      const tags = missing.some((r) => listed.get(r.ref)?.fullName.startsWith('refs/tags/') === true);
+      const anyRef = listed.get(missing[0]!.ref)!.fullName;
+      await m.fetchAll(tags, anyRef);
+    },
+    async cachedRefs() {
+      const m = await mirror();
+      return toRevisions(referenceNames(await m.localRefs()));
+    },
+    stats() {
+      return {
+        requests: http.stats.requests,
+        bytesReceived: http.stats.bytesReceived,
+        fetches: opened?.fetches ?? 0,
+        listings,
+        protocolVersion: lister.protocolVersion,
+      };
+    },
+    async close() {
+      http.close();
+    },
+  };
+}
+
+async function resolveLocal(db: ObjectDb, ref: string): Promise<string | undefined> {
+  try {
+    const oid = await git.resolveRef({ fs: db.fs as never, gitdir: db.gitdir, ref });
+    return await peel(db, oid);
+  } catch {
+    return undefined;
+  }
+}
+
+function pathSource(path: string, _opts: GitSourceOptions, directory: string): GitSource {
+  let gitdirP: Promise<ObjectDb> | undefined;
+  const db = () => {
+    gitdirP ??= (async () => {
+      const gitdir = existsSync(join(path, '.git')) ? join(path, '.git') : path;
+      if (!existsSync(join(gitdir, 'objects'))) throw new Error(`${path} is not a Git repository`);
+      return { fs: atomicFs, gitdir, cache: {} };
+    })().catch((err: unknown) => {
+      gitdirP = undefined;
+      throw err;
+    });
+    return gitdirP;
+  };
+  let listings = 0;
+  const source: GitSource = {
+    kind: 'git',
+    repository: path,
+    async refs() {
+      listings++;
+      return toRevisions(referenceNames(await listLocalRefs(await db())));
+    },
+    async files(rev) {
+      const d = await db();
+      if (!(await hasCommit(d, rev.id))) throw new Error(`commit ${rev.id} of reference "${rev.ref}" is not in ${path}`);
+      return fileSet(d, rev, directory);
+    },
+    async lookup(name) {
+      if (!isCommitId(name)) return undefined;
+      return (await hasCommit(await db(), name)) ? { id: name, ref: name } : undefined;
+    },
+    async prefetch() {},
+    cachedRefs: () => source.refs(),
+    stats: () => ({ requests: 0, bytesReceived: 0, fetches: 0, listings, protocolVersion: 0 }),
+  };
+  return source;
+}

@@ -1,0 +1,57 @@
+/**
+ * `storage.git.*` → the git source and the store options that go with it (what `vexil serve`
+ * wires). Relative paths (a local repository, ca_cert_path, access_token_path, cache_dir) resolve
+ * against `baseDir`: the config file's folder, else the working directory.
+ */
+import { join, resolve } from 'node:path';
+import { ConfigError } from '../../config/errors.js';
+import type { Config } from '../../config/types.js';
+import type { SnapshotStoreOptions } from '../../store/snapshot-store.js';
+import { createGitSource, type GitSource } from '../git.js';
+import { defaultCacheDir, gitAuth, gitConfigProblems, parseRepository } from './options.js';
+
+export interface GitStorage {
+  readonly source: GitSource;
+  /** The store options of a git source: default reference, polling, prebuild, eviction, staleness. */
+  readonly store: Pick<SnapshotStoreOptions, 'defaultReference' | 'pollIntervalMs' | 'prebuild' | 'idleTtlMs' | 'maxStalenessMs'>;
+  /** For messages and problem locations: `<repository>@<ref>[/<directory>]`, without credentials. */
+  readonly description: string;
+}
+
+/** Throws ConfigError when storage.git is unusable (SSH URL, missing repository...). */
+/**
+ * `workerSlot`: set in a cluster worker. Each worker keeps its own mirror under `worker-<slot>`,
+ * because a mirror compaction swaps the folder, which another worker could be reading.
+ */
+export function gitStorageFromConfig(config: Config, baseDir: string, opts: { workerSlot?: number } = {}): GitStorage {
+  const git = config.storage.git;
+  const problems = gitConfigProblems(git, baseDir);
+  if (problems.length > 0) throw new ConfigError(problems);
+  const repository = git.repository as string;
+  const location = parseRepository(repository, baseDir);
+  const auth = gitAuth(git, location, baseDir);
+  const source = createGitSource({
+    repository: location.kind === 'path' ? location.path : repository,
+    ref: git.ref,
+    directory: git.directory,
+    cacheDir: join(
+      git.cache_dir !== undefined ? resolve(baseDir, git.cache_dir) : defaultCacheDir(),
+      opts.workerSlot === undefined ? '' : `worker-${opts.workerSlot}`,
+    ),
+    insecureSkipTls: git.insecure_skip_tls,
+    ...(git.ca_cert_path !== undefined ? { caCertPath: resolve(baseDir, git.ca_cert_path) } : {}),
+    ...(auth !== undefined ? { auth } : {}),
+  });
+  const directory = git.directory.replace(/^\/+|\/+$/g, '');
+  return {
+    source,
+    store: {
+      defaultReference: git.ref,
+      pollIntervalMs: git.poll_interval,
+      prebuild: git.prebuild ?? [git.ref],
+      idleTtlMs: git.idle_ttl,
+      maxStalenessMs: git.max_staleness,
+    },
+    description: `${source.repository}@${git.ref}${directory === '' ? '' : `/${directory}`}`,
+  };
+}

@@ -1,0 +1,104 @@
+/** Token values and digests, request classification, the default data folder. */
+import { createHash } from 'node:crypto';
+import t from 'tap';
+import { defaultDataDir } from '../../src/auth/data-dir.js';
+import { classifyRequest } from '../../src/auth/scope.js';
+import { describePostgresUrl } from '../../src/auth/setup.js';
+import { digestMatches, digestToken, generateToken, hashToken } from '../../src/auth/token.js';
+
+t.test('tokens: 32 random bytes as base64url; stored as base64url SHA-256', async (t) => {
+  const seen = new Set<string>();
+  for (let i = 0; i < 200; i++) {
+    const tok = generateToken();
+    t.match(tok, /^[A-Za-z0-9_-]{43}$/);
+    seen.add(tok);
+  }
+  t.equal(seen.size, 200);
+  t.equal(hashToken('abc'), createHash('sha256').update('abc').digest('base64url'));
+  t.ok(digestMatches(hashToken('abc'), digestToken('abc')));
+  t.notOk(digestMatches(hashToken('abc'), digestToken('abd')));
+  t.notOk(digestMatches('short', digestToken('abc')), 'a malformed stored digest never matches');
+});
+
+t.test('classifyRequest', async (t) => {
+  const pub = (m: string, p: string) => t.same(classifyRequest(m, p), { public: true }, `${m} ${p} public`);
+  pub('GET', '/health');
+  pub('GET', '/health/');
+  pub('GET', '/ready');
+  pub('GET', '/metrics');
+  pub('GET', '/auth/v1/method');
+  pub('HEAD', '/auth/v1/method');
+  pub('GET', '/auth/v1/method/oidc/google/authorize');
+  pub('GET', '/auth/v1/method/code_host/callback');
+  pub('POST', '/auth/v1/method/cluster/serviceaccount');
+  t.match(classifyRequest('POST', '/auth/v1/method'), { public: false, section: 'auth' });
+  t.match(classifyRequest('POST', '/auth/v1/method/token'), { public: false, section: 'auth', namespace: { from: 'none' }, self: false });
+  t.match(classifyRequest('GET', '/auth/v1/self'), { self: true });
+  t.match(classifyRequest('PUT', '/auth/v1/self/expire'), { self: true });
+  t.match(classifyRequest('GET', '/HEALTH'), { public: false, section: 'other' });
+  t.match(classifyRequest('GET', '//health'), { public: false, section: 'other' });
+
+  const ns = (p: string) => (classifyRequest('GET', p) as { namespace: unknown }).namespace;
+  t.same(ns('/api/v1/namespaces'), { from: 'none' });
+  t.same(ns('/api/v1/namespaces/'), { from: 'none' });
+  t.same(ns('/api/v1'), { from: 'none' });
+  t.same(ns('/api/v1/namespaces/prod'), { from: 'path', namespace: 'prod' });
+  t.same(ns('/api/v1/namespaces/a%2Fb/flags'), { from: 'path', namespace: 'a/b' }, 'decoded as the router decodes');
+  t.same(ns('/api/v1/namespaces/%E0%A4%A/flags'), { from: 'none' }, 'undecodable: no namespace');
+  t.same(ns('/api/v1/flags/x'), { from: 'path', namespace: 'default' });
+  t.same(ns('/evaluate/v1/variant'), { from: 'body', batch: false });
+  t.same(ns('/evaluate/v1/batch'), { from: 'body', batch: true });
+  t.same(ns('/evaluate/v1/namespaces/prod/variant'), { from: 'body', batch: false, pathNamespace: 'prod' });
+  t.same(ns('/internal/v1/evaluation/snapshot/namespace/prod'), { from: 'path', namespace: 'prod' });
+  t.same(ns('/internal/v1/evaluation/snapshots'), { from: 'none' });
+  t.same(ns('/meta/info'), { from: 'none' });
+  t.same(ns('/ofrep/v1/evaluate/flags'), { from: 'none' });
+});
+
+t.test('default data folder', async (t) => {
+  const base = { env: {}, tmp: '/tmp' };
+  t.equal(defaultDataDir({ ...base, platform: 'linux', home: '/home/u' }), '/home/u/.local/share/vexil');
+  t.equal(defaultDataDir({ ...base, env: { XDG_DATA_HOME: '/data' }, platform: 'linux', home: '/home/u' }), '/data/vexil');
+  t.equal(defaultDataDir({ ...base, env: { XDG_DATA_HOME: 'relative' }, platform: 'linux', home: '/home/u' }), '/home/u/.local/share/vexil');
+  t.equal(defaultDataDir({ ...base, platform: 'darwin', home: '/Users/u' }), '/Users/u/Library/Application Support/vexil');
+  t.match(defaultDataDir({ ...base, platform: 'linux', home: '/nonexistent' }), /^\/tmp\/vexil/, 'no home: the temp folder');
+  t.match(defaultDataDir({ ...base, platform: 'linux', home: undefined }), /^\/tmp\/vexil/);
+});
+
+t.test('the PostgreSQL URL is logged without credentials', async (t) => {
+  t.equal(describePostgresUrl('postgres://user:s3cret@db.example:5432/flags?sslmode=require'), 'postgres://db.example:5432/flags');
+  t.equal(describePostgresUrl('not a url'), 'postgres (unparsable URL)');
+});
+
+t.test('LookupCache: ttl, eviction by id, stale reads not cached, bounded size', async (t) => {
+  const { LookupCache } = await import('../../src/auth/cache.js');
+  let now = 0;
+  const entry = (id: string) => ({
+    authentication: { id, method: 'METHOD_TOKEN' as const, createdAt: 0, updatedAt: 0, metadata: {} },
+    digest: Buffer.alloc(32),
+  });
+  const c = new LookupCache(1000, () => now, 3);
+  c.put('k1', entry('a'), c.epoch);
+  t.equal(c.get('k1')?.authentication.id, 'a');
+  now = 999;
+  t.ok(c.get('k1'));
+  now = 1000;
+  t.equal(c.get('k1'), undefined, 'gone after ttl');
+
+  c.put('k1', entry('a'), c.epoch);
+  c.evictId('a');
+  t.equal(c.get('k1'), undefined, 'evicted by id');
+
+  const before = c.epoch;
+  c.evictId('b');
+  c.put('k2', entry('b'), before);
+  t.equal(c.get('k2'), undefined, 'a read that started before an eviction is not cached');
+
+  for (const k of ['x', 'y', 'z', 'w']) c.put(k, entry(k), c.epoch);
+  t.equal(c.size, 3);
+  t.equal(c.get('x'), undefined, 'the oldest entry is dropped');
+
+  const off = new LookupCache(0, () => now);
+  off.put('k', entry('a'), off.epoch);
+  t.equal(off.get('k'), undefined, 'ttl 0: nothing cached');
+});

@@ -1,0 +1,123 @@
+// throwaway-db.mjs — start a private Redis or PostgreSQL server for tests on 127.0.0.1:<free port>
+// with its data in a fresh temp dir; no systemd, no /etc config touched. Dependency-free Node ESM.
+// Needs Debian packages: redis-server (apt-get install -y redis-server) / postgresql (15 on bookworm).
+//
+// API:  import { startRedis, startPostgres, freePort } from './throwaway-db.mjs'
+//       const r = await startRedis();     // { url: 'redis://127.0.0.1:P', port, pid, dir, close }
+//       const pg = await startPostgres(); // { url: 'postgres://postgres@127.0.0.1:P/postgres', port, pid, dir, close }
+//       await r.close(); await pg.close(); // stops by PID (SIGTERM / pg_ctl stop -m fast), rm -rf dir
+// CLI:  node throwaway-db.mjs redis|postgres   -> prints one JSON line, stays in the foreground; SIGTERM/Ctrl-C stops + cleans.
+// Notes: PostgreSQL refuses to run as root, so as root initdb/pg_ctl run via `runuser -u postgres`
+// and the temp dir is chowned to postgres. Auth is `trust` on loopback (tests only!).
+// Env PG_BIN overrides /usr/lib/postgresql/<highest>/bin.
+//
+// vexil's copy (test/support/throwaway-db.ts), adapted from shared/tools/throwaway-db.mjs: typed,
+// PostgreSQL only (no test uses Redis), no CLI, and `postgresAvailability()` so tests can say why
+// they skip. Import from '../support/throwaway-db.js'.
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+
+export interface ThrowawayPostgres {
+  /** postgres://postgres@127.0.0.1:PORT/DATABASE (trust auth on loopback). */
+  url: string;
+  port: number;
+  pid: number;
+  dir: string;
+  close(): Promise<void>;
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net
+      .createServer()
+      .once('error', reject)
+      .listen(0, '127.0.0.1', () => {
+        const { port } = s.address() as net.AddressInfo;
+        s.close(() => resolve(port));
+      });
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+async function waitExit(pid: number, ms = 10000): Promise<void> {
+  const end = Date.now() + ms;
+  while (alive(pid) && Date.now() < end) await sleep(50);
+  if (alive(pid)) process.kill(pid, 'SIGKILL');
+}
+
+function pgBinDir(): string | undefined {
+  if (process.env.PG_BIN) return process.env.PG_BIN;
+  const base = '/usr/lib/postgresql';
+  if (!fs.existsSync(base)) return undefined;
+  const v = fs
+    .readdirSync(base)
+    .filter((d) => /^\d+$/.test(d))
+    .sort((a, b) => Number(b) - Number(a))[0];
+  return v ? path.join(base, v, 'bin') : undefined;
+}
+
+const asRoot = () => process.getuid?.() === 0;
+
+/** Why a throwaway PostgreSQL cannot be started here, or undefined when it can. */
+export function postgresUnavailableReason(): string | undefined {
+  const bin = pgBinDir();
+  if (!bin || !fs.existsSync(path.join(bin, 'initdb'))) {
+    return 'PostgreSQL server binaries not found under /usr/lib/postgresql (Debian package `postgresql`; scripts/test-setup.sh installs it when run as root)';
+  }
+  if (asRoot() && spawnSync('id', ['-u', 'postgres']).status !== 0) {
+    return 'running as root but there is no `postgres` user to run initdb as';
+  }
+  return undefined;
+}
+
+export async function startPostgres({ database }: { database?: string } = {}): Promise<ThrowawayPostgres> {
+  const bin = pgBinDir();
+  if (!bin) throw new Error('no PostgreSQL under /usr/lib/postgresql (apt-get install -y postgresql)');
+  const root = asRoot();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pg-'));
+  if (root) execFileSync('chown', ['postgres:postgres', dir]);
+  const run = (cmd: string, args: string[]) =>
+    execFileSync(root ? 'runuser' : cmd, root ? ['-u', 'postgres', '--', cmd, ...args] : args, { stdio: 'pipe' });
+  const data = path.join(dir, 'data');
+  run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8']);
+  const port = await freePort();
+  run(path.join(bin, 'pg_ctl'), [
+    '-D',
+    data,
+    '-l',
+    path.join(dir, 'pg.log'),
+    '-w',
+    '-o',
+    `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
+    'start',
+  ]);
+  const pid = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  if (database) run(path.join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database]);
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/${database || 'postgres'}`,
+    port,
+    pid,
+    dir,
+    async close() {
+      try {
+        run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+      } catch {
+        if (alive(pid)) process.kill(pid, 'SIGQUIT');
+      }
+      await waitExit(pid);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
