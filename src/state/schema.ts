@@ -8,6 +8,7 @@ import { Ajv } from 'ajv';
 import type { ErrorObject } from 'ajv';
 import type { Finding, PathSegment } from './finding.js';
 import { closest, fieldLabel, label, valueAt } from './labels.js';
+import { pointerToPath } from './json-pointer.js';
 
 // Loading the schema is module loading (like an import), not I/O of the loader: the JSON sits at
 // the package root both from src/state (tests) and from dist/state (the built package).
@@ -23,17 +24,6 @@ export function schemaFindings(doc: unknown, docIndex: number): Finding[] {
   if (validateDocument(doc)) return [];
   const errors = validateDocument.errors ?? [];
   return mapErrors(errors, doc, docIndex);
-}
-
-function pointerToPath(pointer: string): PathSegment[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => {
-      const seg = s.replace(/~1/g, '/').replace(/~0/g, '~');
-      return /^(0|[1-9][0-9]*)$/.test(seg) ? Number(seg) : seg;
-    });
 }
 
 function within(instancePath: string, base: string): boolean {

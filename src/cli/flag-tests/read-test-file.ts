@@ -10,6 +10,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type
 import type { EvaluationReason } from '../../evaluation/types.js';
 import type { Problem } from '../../state/problem.js';
 import type { Expectation, TestCase } from './types.js';
+import { pointerToPath } from '../../state/json-pointer.js';
 
 // Module loading, as for the state schema: the JSON sits at the package root from src/ and dist/.
 const schema = createRequire(import.meta.url)('../../../schemas/flag-tests.schema.json') as Record<string, unknown>;
@@ -262,17 +263,6 @@ function parentOffset(doc: Document, path: PathPart[]): number {
     if (node?.range) return node.range[0];
   }
   return 0;
-}
-
-function pointerToPath(pointer: string): PathPart[] {
-  if (pointer === '') return [];
-  return pointer
-    .slice(1)
-    .split('/')
-    .map((s) => {
-      const seg = s.replace(/~1/g, '/').replace(/~0/g, '~');
-      return /^(0|[1-9][0-9]*)$/.test(seg) ? Number(seg) : seg;
-    });
 }
 
 function dedupe(problems: Problem[]): Problem[] {
