@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchBuild } from './build.js';
 import { REPO } from './build.js';
@@ -35,6 +35,8 @@ export interface HttpReport {
   vexil: AutocannonLine;
   ceiling: AutocannonLine;
   responseBytes: number;
+  /** The same pair with one serving process per core. */
+  clustered: HttpPair;
   markdown: string;
   verdicts: Array<{ target: string; ok: boolean }>;
 }
@@ -110,50 +112,87 @@ async function load(build: BenchBuild, url: string, opts: HttpOptions, durationS
   return line;
 }
 
-export async function runHttpBench(build: BenchBuild, opts: HttpOptions, log: (s: string) => void): Promise<HttpReport> {
-  const dir = mkdtempSync(join(tmpdir(), 'vexil-bench-http-'));
+export interface HttpPair {
+  workers: number;
+  vexil: AutocannonLine;
+  ceiling: AutocannonLine;
+  ratio: number;
+}
+
+/** vexil, then the ceiling, with the same number of serving processes; one after the other. */
+async function measurePair(build: BenchBuild, dir: string, opts: HttpOptions, workers: number, log: (s: string) => void): Promise<HttpPair & { responseBytes: number }> {
   let vexilProc: ChildProcess | undefined;
   let ceilingProc: ChildProcess | undefined;
+  const label = workers === 1 ? 'single process' : `${workers} workers`;
   try {
-    const v = await startVexil(build, dir);
+    const v = await startVexil(build, join(dir, `w${workers}`), workers === 1 ? 1 : 0);
     vexilProc = v.child;
     const endpoint = `${v.url}/evaluate/v1/variant`;
     const probe = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: EVAL_BODY });
     const sample = await probe.text();
     if (probe.status !== 200) throw new Error(`vexil answered ${probe.status}: ${sample}`);
     const responseBytes = Buffer.byteLength(sample);
-    log(`  vexil at ${v.url}; a response is ${responseBytes} bytes: ${sample}`);
+    log(`  vexil (${label}) at ${v.url}; a response is ${responseBytes} bytes: ${sample}`);
     if (opts.warmupSec > 0) await load(build, endpoint, opts, opts.warmupSec);
     const vexil = await load(build, endpoint, opts, opts.durationSec);
-    log(`  vexil: ${fmtInt(vexil.reqPerSec)} req/s, p50 ${vexil.p50Ms} ms, p99 ${vexil.p99Ms} ms, non-2xx ${vexil.non2xx}, errors ${vexil.errors}`);
+    log(`  vexil (${label}): ${fmtInt(vexil.reqPerSec)} req/s, p50 ${vexil.p50Ms} ms, p99 ${vexil.p99Ms} ms, non-2xx ${vexil.non2xx}, errors ${vexil.errors}`);
     await stop(v.child);
     vexilProc = undefined;
 
-    const c = await startCeiling(build, responseBytes);
+    const c = await startCeiling(build, responseBytes, workers);
     ceilingProc = c.child;
     if (opts.warmupSec > 0) await load(build, `${c.url}/evaluate/v1/variant`, opts, opts.warmupSec);
     const ceiling = await load(build, `${c.url}/evaluate/v1/variant`, opts, opts.durationSec);
-    log(`  ceiling: ${fmtInt(ceiling.reqPerSec)} req/s, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms`);
+    log(`  ceiling (${label}): ${fmtInt(ceiling.reqPerSec)} req/s, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms`);
     await stop(c.child);
     ceilingProc = undefined;
 
     if (vexil.non2xx > 0 || vexil.errors > 0) throw new Error(`vexil answered ${vexil.non2xx} non-2xx and ${vexil.errors} errors under load`);
-    const ratio = vexil.reqPerSec / ceiling.reqPerSec;
-    const ok = ratio >= TARGET_CEILING;
-    const markdown = [
-      `autocannon, ${opts.connections} connections, ${opts.durationSec} s (after a ${opts.warmupSec} s warm-up), POST /evaluate/v1/variant with a ${Buffer.byteLength(EVAL_BODY)}-byte body; the ceiling answers a fixed ${responseBytes}-byte body. Single process each (no cluster).`,
-      '',
-      '| server | req/s | p50 | p99 | requests | non-2xx / errors |',
-      '|---|---:|---:|---:|---:|---:|',
-      `| vexil serve (default config, info logs to a file) | ${fmtInt(vexil.reqPerSec)} | ${vexil.p50Ms} ms | ${vexil.p99Ms} ms | ${fmtInt(vexil.totalRequests)} | ${vexil.non2xx} / ${vexil.errors} |`,
-      `| bare node:http, fixed body (ceiling) | ${fmtInt(ceiling.reqPerSec)} | ${ceiling.p50Ms} ms | ${ceiling.p99Ms} ms | ${fmtInt(ceiling.totalRequests)} | ${ceiling.non2xx} / ${ceiling.errors} |`,
-      '',
-      `vexil / ceiling = **${fmtRatio(ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(ok)}`,
-    ].join('\n');
-    return { vexil, ceiling, responseBytes, markdown, verdicts: [{ target: `http: vexil ≥ ${TARGET_CEILING}× bare node:http`, ok }] };
+    return { workers, vexil, ceiling, ratio: vexil.reqPerSec / ceiling.reqPerSec, responseBytes };
   } finally {
     if (vexilProc) await stop(vexilProc);
     if (ceilingProc) await stop(ceilingProc);
+  }
+}
+
+export async function runHttpBench(build: BenchBuild, opts: HttpOptions, log: (s: string) => void): Promise<HttpReport> {
+  const dir = mkdtempSync(join(tmpdir(), 'vexil-bench-http-'));
+  try {
+    const single = await measurePair(build, dir, opts, 1, log);
+    const cores = availableParallelism();
+    log(`http: again with server.workers: 0 (${cores} workers) against a clustered ceiling ...`);
+    const clustered = await measurePair(build, dir, opts, cores, log);
+    const { vexil, ceiling, responseBytes } = single;
+    const ok = single.ratio >= TARGET_CEILING;
+    const okCluster = clustered.ratio >= TARGET_CEILING;
+    const row = (name: string, l: AutocannonLine) =>
+      `| ${name} | ${fmtInt(l.reqPerSec)} | ${l.p50Ms} ms | ${l.p99Ms} ms | ${fmtInt(l.totalRequests)} | ${l.non2xx} / ${l.errors} |`;
+    const markdown = [
+      `autocannon, ${opts.connections} connections, ${opts.durationSec} s (after a ${opts.warmupSec} s warm-up), POST /evaluate/v1/variant with a ${Buffer.byteLength(EVAL_BODY)}-byte body; the ceiling answers a fixed ${responseBytes}-byte body. First one process each, then \`server.workers: 0\` (${cores} workers) against a node:cluster ceiling of ${cores} workers; the load generator shares the same ${cores} cores.`,
+      '',
+      '| server | req/s | p50 | p99 | requests | non-2xx / errors |',
+      '|---|---:|---:|---:|---:|---:|',
+      row('vexil serve (default config, info logs to a file)', vexil),
+      row('bare node:http, fixed body (ceiling)', ceiling),
+      row(`vexil serve, server.workers: 0 (${cores} workers)`, clustered.vexil),
+      row(`bare node:http, node:cluster ${cores} workers (clustered ceiling)`, clustered.ceiling),
+      '',
+      `vexil / ceiling = **${fmtRatio(single.ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(ok)}`,
+      '',
+      `clustered vexil / clustered ceiling = **${fmtRatio(clustered.ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(okCluster)}`,
+    ].join('\n');
+    return {
+      vexil,
+      ceiling,
+      responseBytes,
+      clustered,
+      markdown,
+      verdicts: [
+        { target: `http: vexil ≥ ${TARGET_CEILING}× bare node:http`, ok },
+        { target: `http, all cores: vexil (server.workers: 0) ≥ ${TARGET_CEILING}× clustered bare node:http`, ok: okCluster },
+      ],
+    };
+  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 }

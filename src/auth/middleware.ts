@@ -102,6 +102,8 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
   };
 
   return async (req) => {
+    // Open servers only look at credentials under /auth/v1/self (see below); skip classifying the rest.
+    if (!opts.required && !req.path.startsWith('/auth/v1/self')) return undefined;
     const scope = classifyRequest(req.method, req.path);
     if (scope.public) return undefined;
     // Logging out drops both session cookies whatever happens next, refusals included (reference §2.17).

@@ -14,7 +14,6 @@
  * the path, a fragment) returns false and goes to Koa unchanged.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import Cookies from 'cookies';
 import type { Logger } from 'pino';
 import type { AuthGate } from '../auth/middleware.js';
 import type { Snapshot } from '../state/model.js';
@@ -34,6 +33,8 @@ export interface FastPathDeps {
   logger: Logger;
   /** Authentication decisions, in the order the Koa app runs its middleware. */
   gates: readonly AuthGate[];
+  /** A request cookie, read exactly as Koa's `ctx.cookies.get` reads it. */
+  cookie: (req: IncomingMessage, res: ServerResponse, name: string) => string | undefined;
 }
 
 /** Returns true when it took the request; false leaves it to Koa. */
@@ -70,7 +71,7 @@ function routeOf(path: string): Route | undefined {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function createFastPath(deps: FastPathDeps): FastPath {
-  const { store, metrics, health, logger, gates } = deps;
+  const { store, metrics, health, logger, gates, cookie } = deps;
 
   return (req, res) => {
     if (req.method !== 'POST') return false;
@@ -106,7 +107,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
           method: 'POST',
           path,
           authorization: req.headers.authorization,
-          cookie: (name) => new Cookies(req, res).get(name),
+          cookie: (name) => cookie(req, res, name),
           body: readBody,
           setCookies: (values) => res.setHeader('Set-Cookie', values),
           log,
@@ -132,13 +133,20 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     if (child !== undefined) writeRequestLine(child, line);
     else writeRequestLine(logger, { reqId: requestId, method: line.method, url: line.url, status: line.status, durationMs: line.durationMs, remoteAddress: line.remoteAddress });
     if (res.destroyed || res.writableEnded) return;
-    res.statusCode = status;
-    if (headers !== undefined) for (const name in headers) res.setHeader(name, headers[name]!);
-    res.setHeader('Content-Type', JSON_TYPE);
-    res.setHeader('Content-Length', Buffer.byteLength(body));
-    res.setHeader('X-Request-Id', requestId);
-    res.setHeader('X-Vexil-Revision', snapshot?.revision ?? store.get()?.revision ?? '');
-    if (!health.serving) res.setHeader('Connection', 'close');
+    // A flat [name, value, ...] list goes to the socket without building a header map.
+    const head: string[] = [
+      'Content-Type',
+      JSON_TYPE,
+      'Content-Length',
+      String(Buffer.byteLength(body)),
+      'X-Request-Id',
+      requestId,
+      'X-Vexil-Revision',
+      snapshot?.revision ?? store.get()?.revision ?? '',
+    ];
+    if (headers !== undefined) for (const name in headers) head.push(name, headers[name]!);
+    if (!health.serving && headers?.Connection === undefined) head.push('Connection', 'close');
+    res.writeHead(status, head);
     res.end(body);
   }
 }

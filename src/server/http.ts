@@ -88,7 +88,14 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
   const gates = (opts.middleware ?? []).map((m) => (m as { gate?: AuthGate }).gate);
   const fast =
     opts.fastPath !== false && gates.every((g) => g !== undefined)
-      ? createFastPath({ store, metrics, health, logger, gates: gates as AuthGate[] })
+      ? createFastPath({
+          store,
+          metrics,
+          health,
+          logger,
+          gates: gates as AuthGate[],
+          cookie: (req, res, name) => app.createContext(req, res).cookies.get(name),
+        })
       : undefined;
   const server = createServer(
     fast === undefined

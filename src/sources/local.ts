@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { constants as fsConstants, realpathSync, type Dirent } from 'node:fs';
 import { open, readdir, realpath, stat } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { watch as chokidarWatch } from 'chokidar';
 import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from './file-refused.js';
@@ -36,6 +37,9 @@ const SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 /** Extensions whose bytes can reach the loader; other files are listed but hashed by size only. */
 const LOADABLE_EXTENSIONS = new Set(['.yml', '.yaml', '.json', '']);
 const READ_CONCURRENCY = 16;
+/** A state file modified more recently than this may still be being written (see scan()). */
+const SETTLE_MS = 50;
+const MAX_SETTLE_ATTEMPTS = 5;
 const OPEN_FLAGS = fsConstants.O_RDONLY | (fsConstants.O_NOFOLLOW ?? 0);
 
 interface Scan {
@@ -56,9 +60,24 @@ export function createLocalSource(opts: LocalSourceOptions): LocalSource {
   let last: Scan | undefined;
 
   async function scan(): Promise<Scan> {
-    const root = await resolveRoot(opts.path);
-    const entries = await walk(root);
-    const files = await mapLimit(entries, READ_CONCURRENCY, (e) => toSourceFile(e, maxFileSize));
+    let files: SourceFile[] = [];
+    // A file written in place is empty or partial for a moment (truncate, then write), and such a
+    // partial file may still be valid. Any write moves the mtime, so a file modified within the
+    // last SETTLE_MS may be mid-write: wait until it is that old and read again (as chokidar's
+    // awaitWriteFinish does), a bounded number of times so a file rewritten nonstop still loads.
+    for (let attempt = 0; ; attempt++) {
+      const root = await resolveRoot(opts.path);
+      const entries = await walk(root);
+      let youngest = 0;
+      files = await mapLimit(entries, READ_CONCURRENCY, async (e) => {
+        const read = await toSourceFile(e, maxFileSize);
+        if (read.mtimeMs > youngest) youngest = read.mtimeMs;
+        return read.file;
+      });
+      const age = Date.now() - youngest;
+      if (age >= SETTLE_MS || attempt >= MAX_SETTLE_ATTEMPTS) break;
+      await sleep(SETTLE_MS - Math.max(age, 0));
+    }
     const hash = createHash('sha256');
     for (const f of files) hash.update(`${f.path}\0${f.contentId}\n`);
     const revision: Revision = { id: hash.digest('hex').slice(0, 40), ref: LOCAL_REFERENCE };
@@ -115,12 +134,14 @@ export function createLocalSource(opts: LocalSourceOptions): LocalSource {
 
 async function resolveRoot(path: string): Promise<string> {
   let root: string;
+  let st;
   try {
     root = await realpath(path);
+    st = await stat(root);
   } catch {
+    // Also when it vanishes between the two calls (a folder being removed or replaced).
     throw new Error(`state folder "${path}" does not exist`);
   }
-  const st = await stat(root);
   if (!st.isDirectory()) throw new Error(`state folder "${path}" is not a directory`);
   return root;
 }
@@ -194,50 +215,58 @@ async function walk(root: string): Promise<Entry[]> {
  * Loadable files are read now (their bytes define the revision and are served from memory, so a
  * FileSet never mixes two versions of a file); other files are only stat'ed and read on demand.
  */
-async function toSourceFile(e: Entry, maxFileSize: number): Promise<SourceFile> {
+async function toSourceFile(e: Entry, maxFileSize: number): Promise<{ file: SourceFile; mtimeMs: number }> {
   const { path } = e;
   if (e.refused !== undefined) {
     const err = e.refused;
-    return { path, contentId: `refused:${err.rule}`, bytes: () => Promise.reject(err) };
+    return { file: { path, contentId: `refused:${err.rule}`, bytes: () => Promise.reject(err) }, mtimeMs: 0 };
   }
   const realPath = e.realPath as string;
   if (!LOADABLE_EXTENSIONS.has(extname(path).toLowerCase())) {
     const st = await stat(realPath).catch(() => undefined);
     const size = st?.size ?? 0;
-    return {
+    const file: SourceFile = {
       path,
       size,
       contentId: `stat:${size}:${st?.mtimeMs ?? 0}`,
-      bytes: () => readLimited(path, realPath, maxFileSize),
+      bytes: () => readLimited(path, realPath, maxFileSize).then((r) => r.bytes),
     };
+    return { file, mtimeMs: 0 };
   }
   try {
-    const bytes = await readLimited(path, realPath, maxFileSize);
+    const { bytes, mtimeMs } = await readLimited(path, realPath, maxFileSize);
     const contentId = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-    return { path, size: bytes.byteLength, contentId, bytes: () => Promise.resolve(bytes) };
+    return { file: { path, size: bytes.byteLength, contentId, bytes: () => Promise.resolve(bytes) }, mtimeMs };
   } catch (err) {
     const refused =
       err instanceof FileRefusedError
         ? err
         : new FileRefusedError('file.unreadable', `${path} could not be read: ${(err as Error).message}`);
     const size = err instanceof FileRefusedError ? await stat(realPath).then((s) => s.size, () => undefined) : undefined;
-    return {
+    const file: SourceFile = {
       path,
       ...(size !== undefined ? { size } : {}),
       contentId: `refused:${refused.rule}:${size ?? ''}`,
       bytes: () => Promise.reject(refused),
     };
+    return { file, mtimeMs: 0 };
   }
 }
 
-async function readLimited(path: string, realPath: string, maxFileSize: number): Promise<Uint8Array> {
+async function readLimited(
+  path: string,
+  realPath: string,
+  maxFileSize: number,
+): Promise<{ bytes: Uint8Array; mtimeMs: number }> {
   const fh = await open(realPath, OPEN_FLAGS);
   try {
     const st = await fh.stat();
     if (st.size > maxFileSize) throw tooLarge(path, st.size, maxFileSize);
     const buf = await fh.readFile();
     if (buf.byteLength > maxFileSize) throw tooLarge(path, buf.byteLength, maxFileSize);
-    return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
+    // Stat again after the read: a truncate that raced the read shows up as a fresh mtime.
+    const after = await fh.stat();
+    return { bytes: new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength), mtimeMs: Math.max(st.mtimeMs, after.mtimeMs) };
   } finally {
     await fh.close();
   }

@@ -220,3 +220,19 @@ t.test('a state folder given through a symlink is read and watched', async (t) =
   await changed;
   t.pass('an edit in the real folder is reported');
 });
+
+t.test('a file still being written is read again once it has settled', async (t) => {
+  const root = tempDir(t);
+  // In-place writers truncate, then write: the folder briefly holds a partial (here: still valid)
+  // file whose mtime is fresh. The complete content lands 10 ms later, within the settle delay.
+  write(root, 'features.yml', 'flags: []\n');
+  const source = createLocalSource({ path: root });
+  const reading = current(source);
+  setTimeout(() => write(root, 'features.yml', 'flags: []\nsegments: []\n'), 10);
+  t.equal(await text(await reading, 'features.yml'), 'flags: []\nsegments: []\n', 'the settled content, not the partial one');
+
+  // An old file is read at once, without waiting.
+  const old = new Date(Date.now() - 60_000);
+  utimesSync(join(root, 'features.yml'), old, old);
+  t.equal(await text(await current(source), 'features.yml'), 'flags: []\nsegments: []\n');
+});
