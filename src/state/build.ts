@@ -4,6 +4,10 @@
  * key pattern, so `<` is byte order). `Flag.compiled` comes from evaluation's compileFlag and is
  * owned by it: it is attached as returned, not frozen here (it may hold typed arrays, which
  * Object.freeze refuses).
+ *
+ * `Flag.compiled` is computed here, once per snapshot build, for every flag: evaluation never
+ * compiles on the request path (the generated matcher that evaluation adds after a flag's first
+ * calls is the one exception, see evaluation/codegen.ts).
  */
 import { compileFlag } from '../evaluation/compile.js';
 import type { CompiledFlag } from '../evaluation/compile.js';
@@ -39,6 +43,7 @@ export interface BuildOptions {
 export type BuildResult = { readonly snapshot: Snapshot } | { readonly findings: FindingsByFile };
 
 const EMPTY: readonly never[] = Object.freeze([]);
+
 const byKey = <T>(m: Map<string, T>) => [...m.keys()].sort();
 
 export function buildSnapshot(index: Map<string, NamespaceIndex>, opts: BuildOptions): BuildResult {
@@ -158,7 +163,7 @@ function buildFlag(ns: string, declared: Declared<DocFlag>, segments: ReadonlyMa
     rollouts = Object.freeze(f.rollouts.map((r, i) => buildRollout(ns, f.key, r, i + 1, ids)));
   }
 
-  const def: { -readonly [K in keyof FlagDefinition]: FlagDefinition[K] } & { compiled?: CompiledFlag } = {
+  const def: { -readonly [K in keyof FlagDefinition]: FlagDefinition[K] } = {
     namespaceKey: ns,
     key: f.key,
     name: f.name,
@@ -172,8 +177,7 @@ function buildFlag(ns: string, declared: Declared<DocFlag>, segments: ReadonlyMa
   // Optional fields exist only when declared (the API omits them otherwise).
   if (f.metadata !== undefined) def.metadata = Object.freeze({ ...f.metadata });
   if (defaultVariant) def.defaultVariant = defaultVariant;
-  // compileFlag sees the definition, then the flag is completed and frozen.
-  def.compiled = compileFlag(def, segments);
+  (def as { compiled?: CompiledFlag }).compiled = compileFlag(def, segments);
   return Object.freeze(def) as Flag;
 }
 

@@ -59,21 +59,35 @@ function ownerPrefix(name: string): string {
 const HEX_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
 
 /**
- * prefix + the 12 hex digits of kind·2^44 + payload. Written digit by digit in one fromCharCode
- * call: Number#toString(16) of a 48-bit double costs about 10x more (it takes V8's generic
- * double-to-radix path), and ~100k ids are made per 10k flags.
+ * The 12 hex digits of kind·2^44 + payload, written digit by digit in one fromCharCode call:
+ * Number#toString(16) of a 48-bit double costs about 10x more (V8's generic double-to-radix path),
+ * and a 10k-flag state has ~100k ids.
  */
-function part(prefix: string, kind: number, payload: number): string {
+function suffix(kind: number, payload: number): string {
   const hi = kind * 2 ** 20 + Math.floor(payload / P24); // the top 24 bits: kind and payload bits 24..43
   const lo = payload % P24;
   const h = HEX_CODES;
-  return (
-    prefix +
-    String.fromCharCode(
-      h[hi >>> 20], h[(hi >>> 16) & 15], h[(hi >>> 12) & 15], h[(hi >>> 8) & 15], h[(hi >>> 4) & 15], h[hi & 15],
-      h[lo >>> 20], h[(lo >>> 16) & 15], h[(lo >>> 12) & 15], h[(lo >>> 8) & 15], h[(lo >>> 4) & 15], h[lo & 15],
-    )
+  return String.fromCharCode(
+    h[hi >>> 20], h[(hi >>> 16) & 15], h[(hi >>> 12) & 15], h[(hi >>> 8) & 15], h[(hi >>> 4) & 15], h[hi & 15],
+    h[lo >>> 20], h[(lo >>> 16) & 15], h[(lo >>> 12) & 15], h[(lo >>> 8) & 15], h[(lo >>> 4) & 15], h[lo & 15],
   );
+}
+
+/**
+ * Suffixes of small positions repeat across owners (rule 1 of every flag ends in 200000000001):
+ * they are made once and shared, so such an id is a two-part string over its owner's prefix and
+ * a shared suffix. (Ids are the largest part of a snapshot after the parsed documents.)
+ * Slots: kind·256 + position for rules, rollouts and constraints; 2048 + rank·16 + index for
+ * distributions of rank < 64 and index < 16.
+ */
+const suffixCache: string[] = [];
+
+function cachedSuffix(slot: number, kind: number, payload: number): string {
+  return (suffixCache[slot] ??= suffix(kind, payload));
+}
+
+function position(prefix: string, kind: number, n: number): string {
+  return prefix + (n < 256 ? cachedSuffix(kind * 256 + n, kind, n) : suffix(kind, n));
 }
 
 const fits = (n: number, limit: number) => Number.isInteger(n) && n >= 0 && n < limit;
@@ -124,21 +138,22 @@ export class FlagIds {
     }
     this.variantPayloads.push(payload);
     this.variantKeys.push(key);
-    return part(this.owner(), KIND_VARIANT, payload);
+    return this.owner() + suffix(KIND_VARIANT, payload);
   }
 
   rule(rank: number): string {
-    return fits(rank, P44) ? part(this.owner(), KIND_RULE, rank) : stateId(`${this.name}/rule/${rank}`);
+    return fits(rank, P44) ? position(this.owner(), KIND_RULE, rank) : stateId(`${this.name}/rule/${rank}`);
   }
 
   distribution(rank: number, index: number): string {
-    return fits(rank, P24) && fits(index, P20)
-      ? part(this.owner(), KIND_DISTRIBUTION, rank * P20 + index)
-      : stateId(`${this.name}/rule/${rank}/distribution/${index}`);
+    if (!fits(rank, P24) || !fits(index, P20)) return stateId(`${this.name}/rule/${rank}/distribution/${index}`);
+    const payload = rank * P20 + index;
+    const tail = rank < 64 && index < 16 ? cachedSuffix(2048 + rank * 16 + index, KIND_DISTRIBUTION, payload) : suffix(KIND_DISTRIBUTION, payload);
+    return this.owner() + tail;
   }
 
   rollout(rank: number): string {
-    return fits(rank, P44) ? part(this.owner(), KIND_ROLLOUT, rank) : stateId(`${this.name}/rollout/${rank}`);
+    return fits(rank, P44) ? position(this.owner(), KIND_ROLLOUT, rank) : stateId(`${this.name}/rollout/${rank}`);
   }
 }
 
@@ -154,6 +169,6 @@ export class SegmentIds {
   constraint(index: number): string {
     if (!fits(index, P44)) return stateId(`${this.name}/constraint/${index}`);
     if (this.prefix === '') this.prefix = ownerPrefix(this.name);
-    return part(this.prefix, KIND_CONSTRAINT, index);
+    return position(this.prefix, KIND_CONSTRAINT, index);
   }
 }

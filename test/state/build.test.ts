@@ -127,6 +127,20 @@ t.test('the snapshot is frozen, maps included', async (t) => {
   t.ok(flag.compiled !== undefined, 'compiled evaluation data attached');
 });
 
+t.test('compiled evaluation data: computed at build, an enumerable property that cannot be replaced', async (t) => {
+  const s = snapshotOf('multi-file');
+  const flag = s.namespaces.get('team')!.flags.get('checkout')!;
+  const first = flag.compiled;
+  t.ok(Object.getOwnPropertyDescriptor(flag, 'compiled')?.value === first, 'a plain data property, computed at build');
+  t.equal(first.key, 'checkout');
+  t.ok(Object.keys(flag).includes('compiled'), 'listed with the other fields');
+  t.equal({ ...flag }.compiled, first, 'a spread copies it');
+  t.throws(() => {
+    (flag as { compiled: unknown }).compiled = null;
+  }, TypeError);
+  t.equal(flag.compiled, first, 'cannot be replaced');
+});
+
 t.test('maps iterate in ascending key byte order', async (t) => {
   const r = load(
     [file('features.yml', 'flags:\n  - {key: b, name: B}\n  - {key: B, name: B}\n  - {key: a-1, name: A}\n  - {key: a, name: A}\n  - {key: "_", name: U}\n')],
