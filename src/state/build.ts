@@ -38,6 +38,20 @@ export interface BuildOptions {
   readonly revision: string;
   readonly builtAt: string;
   readonly warnings: readonly Problem[];
+  /** Reuse of built segments and flags across builds that share parsed documents (see BuildCache). */
+  readonly cache?: BuildCache;
+}
+
+/**
+ * Built objects keyed by the identity of the parsed document object they were built from. Parsed
+ * documents are shared between references and reloads through the parse cache (by content id),
+ * so a file common to two references yields the same Segment and Flag objects in both. Values are
+ * owned by build.ts (tagged entries); the store only holds the map (a WeakMap, so entries go
+ * when the parsed documents do).
+ */
+export interface BuildCache {
+  get(doc: object): unknown;
+  set(doc: object, built: unknown): void;
 }
 
 export type BuildResult = { readonly snapshot: Snapshot } | { readonly findings: FindingsByFile };
@@ -52,13 +66,13 @@ export function buildSnapshot(index: Map<string, NamespaceIndex>, opts: BuildOpt
   for (const nsKey of byKey(index)) {
     const ns = index.get(nsKey)!;
     const segmentMap = new Map<string, Segment>();
-    for (const k of byKey(ns.segments)) segmentMap.set(k, buildSegment(nsKey, ns.segments.get(k)!.data));
+    for (const k of byKey(ns.segments)) segmentMap.set(k, segmentOf(nsKey, ns.segments.get(k)!.data, opts.cache));
     const segments = FrozenMap.seal(segmentMap);
     const rulesById = new Map<string, Rule>();
     const rolloutsById = new Map<string, Rollout>();
     const flags = new Map<string, Flag>();
     for (const flagKey of byKey(ns.flags)) {
-      const flag = buildFlag(nsKey, ns.flags.get(flagKey)!, segments, findings);
+      const flag = flagOf(nsKey, ns.flags.get(flagKey)!, segments, findings, opts.cache);
       for (const r of flag.rules) rulesById.set(r.id, r);
       for (const r of flag.rollouts) rolloutsById.set(r.id, r);
       flags.set(flagKey, flag);
@@ -85,6 +99,92 @@ export function buildSnapshot(index: Map<string, NamespaceIndex>, opts: BuildOpt
     warnings: Object.freeze([...opts.warnings]),
   });
   return { snapshot };
+}
+
+const SEGMENT_TAG = 'vexil.built.segment.v1';
+const FLAG_TAG = 'vexil.built.flag.v1';
+/** A Segment depends on its document and namespace only. */
+interface SegmentEntry {
+  readonly tag: typeof SEGMENT_TAG;
+  readonly byNamespace: Map<string, Segment>;
+}
+/**
+ * A Flag depends on its document, its namespace and the Segment objects it references (their
+ * constraints are compiled into it); ids derive from namespace, flag key and position, and
+ * timestamps live on the Snapshot, so nothing else shapes it. A few variants per document are
+ * kept (the same flag file beside different segment files), the oldest dropped first.
+ */
+interface FlagEntry {
+  readonly tag: typeof FLAG_TAG;
+  readonly built: { readonly ns: string; readonly segments: readonly (Segment | undefined)[]; readonly flag: Flag }[];
+}
+const MAX_FLAG_VARIANTS = 4;
+
+function segmentOf(ns: string, s: DocSegment, cache: BuildCache | undefined): Segment {
+  if (cache === undefined || typeof s !== 'object' || s === null) return buildSegment(ns, s);
+  let entry = cache.get(s) as SegmentEntry | undefined;
+  if (entry === undefined || entry.tag !== SEGMENT_TAG) {
+    entry = { tag: SEGMENT_TAG, byNamespace: new Map() };
+    cache.set(s, entry);
+  }
+  let segment = entry.byNamespace.get(ns);
+  if (segment === undefined) {
+    segment = buildSegment(ns, s);
+    entry.byNamespace.set(ns, segment);
+  }
+  return segment;
+}
+
+/** Every segment key the flag's rules and rollouts name (a superset of what compileFlag looks up). */
+function referencedSegments(f: DocFlag, segments: ReadonlyMap<string, Segment>): (Segment | undefined)[] {
+  const out: (Segment | undefined)[] = [];
+  if (f.rules) {
+    for (const r of f.rules) {
+      if (typeof r.segment === 'string') out.push(segments.get(r.segment));
+      else if (r.segment) for (const k of r.segment.keys ?? EMPTY) out.push(segments.get(k));
+    }
+  }
+  if (f.rollouts) {
+    for (const r of f.rollouts) {
+      if (!r.segment) continue;
+      if (r.segment.key !== undefined) out.push(segments.get(r.segment.key));
+      if (r.segment.keys) for (const k of r.segment.keys) out.push(segments.get(k));
+    }
+  }
+  return out;
+}
+
+function sameSegments(a: readonly (Segment | undefined)[], b: readonly (Segment | undefined)[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function flagOf(
+  ns: string,
+  declared: Declared<DocFlag>,
+  segments: ReadonlyMap<string, Segment>,
+  findings: FindingsByFile,
+  cache: BuildCache | undefined,
+): Flag {
+  const f = declared.data;
+  if (cache === undefined || typeof f !== 'object' || f === null) return buildFlag(ns, declared, segments, findings);
+  const refs = referencedSegments(f, segments);
+  let entry = cache.get(f) as FlagEntry | undefined;
+  if (entry !== undefined && entry.tag === FLAG_TAG) {
+    for (const b of entry.built) if (b.ns === ns && sameSegments(b.segments, refs)) return b.flag;
+  }
+  const before = findings.get(declared.doc.file)?.length ?? 0;
+  const flag = buildFlag(ns, declared, segments, findings);
+  // A flag that produced findings is never cached: the findings carry this build's file and path.
+  if ((findings.get(declared.doc.file)?.length ?? 0) !== before) return flag;
+  if (entry === undefined || entry.tag !== FLAG_TAG) {
+    entry = { tag: FLAG_TAG, built: [] };
+    cache.set(f, entry);
+  }
+  if (entry.built.length >= MAX_FLAG_VARIANTS) entry.built.shift();
+  entry.built.push({ ns, segments: refs, flag });
+  return flag;
 }
 
 function buildSegment(ns: string, s: DocSegment): Segment {

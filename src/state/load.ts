@@ -11,6 +11,7 @@ import type { LoadedDocument } from './document.js';
 import type { Finding, FindingsByFile } from './finding.js';
 import { compareProblems, compareWalkOrder } from './order.js';
 import { buildSnapshot } from './build.js';
+import type { BuildCache } from './build.js';
 import { jsonSyntaxProblem, locateFindings, yamlSyntaxProblems } from './locate.js';
 import type { Snapshot } from './model.js';
 import { decodeUtf8, fileKindOf, parseText } from './parse.js';
@@ -35,11 +36,21 @@ export interface LoadOptions {
   readonly now?: Date;
   /** Reuse parsed documents keyed by contentId (shared across references and reloads). */
   readonly parseCache?: ParseCache;
+  /**
+   * Reuse built segments and flags whose parsed documents (shared through `parseCache`) and
+   * inputs are the same objects. Defaults to `parseCache.buildCache`, so callers that forward
+   * only the parse cache still share built objects.
+   */
+  readonly buildCache?: BuildCache;
 }
+
+export type { BuildCache };
 
 export interface ParseCache {
   get(contentId: string): unknown;
   set(contentId: string, parsed: unknown): void;
+  /** The build cache that goes with these parsed documents (see LoadOptions.buildCache). */
+  readonly buildCache?: BuildCache;
 }
 
 export interface LoadResult {
@@ -132,11 +143,13 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
   if (hasError) return { problems: located() };
 
   const warnings = located();
+  const buildCache = opts.buildCache ?? opts.parseCache?.buildCache;
   const built = buildSnapshot(checked.namespaces, {
     reference: opts.reference,
     revision: opts.revision,
     builtAt: (opts.now ?? new Date()).toISOString(),
     warnings,
+    ...(buildCache !== undefined ? { cache: buildCache } : {}),
   });
   if ('findings' in built) {
     mergeFindings(findings, built.findings);

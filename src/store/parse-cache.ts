@@ -3,7 +3,8 @@
  * by content id, so a file whose bytes did not change is not parsed again. Entries not used for a
  * few generations (refresh cycles) are dropped, so deleted and edited files do not pile up.
  */
-import type { ParseCache } from '../state/load.js';
+import type { BuildCache, ParseCache } from '../state/load.js';
+import { createBuildCache } from './build-cache.js';
 
 export interface ParseCacheStats {
   readonly hits: number;
@@ -17,6 +18,8 @@ export interface GenerationalParseCache extends ParseCache {
   /** Drop entries unused in the last `keep` generations. */
   sweep(keep?: number): void;
   stats(): ParseCacheStats;
+  /** Built segments/flags keyed by the parsed objects held here (weakly: they go with them). */
+  readonly buildCache: BuildCache;
 }
 
 export function createParseCache(): GenerationalParseCache {
@@ -25,6 +28,7 @@ export function createParseCache(): GenerationalParseCache {
   let hits = 0;
   let misses = 0;
   return {
+    buildCache: createBuildCache(),
     get(contentId) {
       const e = entries.get(contentId);
       if (e === undefined) {
