@@ -4,20 +4,10 @@
  */
 import t from 'tap';
 import { isErrorBody, rawRequest, startTestServer } from './support.js';
+import { mulberry32 } from '../support/prng.js';
 
 const SEED = 0x5eed1e55;
 const CASES = 1000;
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rand = mulberry32(SEED);
 const int = (n: number) => Math.floor(rand() * n);

@@ -8,21 +8,12 @@ import jsYaml from 'js-yaml';
 import { load } from '../../src/state/load.js';
 import type { StateFile } from '../../src/state/load.js';
 import { fixtureDir, fixtureFile, listFiles } from '../support/state-fixture.js';
+import { mulberry32 } from '../support/prng.js';
 
 const CASES = 1000;
 const SEED = 0x5eed;
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let x = a;
-    x = Math.imul(x ^ (x >>> 15), x | 1);
-    x ^= x + Math.imul(x ^ (x >>> 7), x | 61);
-    return ((x ^ (x >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = prng(SEED);
+const rand = mulberry32(SEED);
 const int = (n: number) => Math.floor(rand() * n);
 const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)];
 

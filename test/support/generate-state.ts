@@ -7,6 +7,7 @@
  *
  * About 600 bytes of YAML per flag: 10,000 flags make a ~6 MB state.
  */
+import { mulberry32 } from './prng.js';
 
 export interface GeneratedFile {
   readonly path: string;
@@ -27,21 +28,10 @@ export interface GenerateOptions {
   readonly json?: boolean;
 }
 
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const pad = (n: number, w: number) => String(n).padStart(w, '0');
 
 export function generateState(opts: GenerateOptions): GeneratedFile[] {
-  const rand = prng(opts.seed ?? 42);
+  const rand = mulberry32(opts.seed ?? 42);
   const nsCount = Math.max(1, opts.namespaces ?? 2);
   const filesPerNs = Math.max(1, opts.filesPerNamespace ?? 5);
   const segCount = Math.max(3, opts.segmentsPerNamespace ?? Math.max(10, Math.floor(opts.flags / 20)));

@@ -19,22 +19,12 @@
  */
 import jsYaml from 'js-yaml';
 import type { ComparisonType, MatchType, SegmentOperator } from '../../src/state/model.js';
+import { mulberry32 } from './prng.js';
+export { mulberry32 };
 
 // ----- PRNG ----------------------------------------------------------------------------------------
 
 export type Rng = () => number;
-
-/** mulberry32: 32-bit state, uniform in [0, 1). */
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Mixes several integers into one 32-bit seed (murmur3 finalizer per step), so seeds of neighbours are unrelated. */
 export function mixSeed(...parts: number[]): number {
