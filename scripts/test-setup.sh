@@ -7,12 +7,14 @@
 # Needed packages, one check each (add a line for a new one):
 #   postgresql  throwaway PostgreSQL servers for the authentication store tests (test/auth/postgres.test.ts)
 #   git         `git http-backend` and git plumbing for the git backend tests (test/sources/git*.test.ts)
+#   docker-registry  the CNCF distribution registry for the OCI backend and `vexil bundle` tests
 set -uo pipefail
 
 missing=()
 have_postgresql() { compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null && id -u postgres >/dev/null 2>&1; }
 have_postgresql || missing+=(postgresql)
 command -v git >/dev/null 2>&1 && [ -x "$(git --exec-path 2>/dev/null)/git-http-backend" ] || missing+=(git)
+command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

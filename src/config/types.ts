@@ -22,6 +22,8 @@ export interface Config {
     max_file_size: number;
     local: { path: string };
     git: GitStorageConfig;
+    oci: OciStorageConfig;
+    object: ObjectStorageConfig;
   };
   /** Folder for state kept between runs; absent = the OS data folder (see src/auth/data-dir.ts). */
   data_dir?: string;
@@ -47,6 +49,35 @@ export interface GitStorageConfig {
   prebuild?: string[];
   idle_ttl: number; // ms, default 10m
   max_staleness: number; // ms, default 5m
+}
+
+/** `storage.oci.*` (durations in ms; paths as written, resolved by src/sources/oci/from-config.ts). */
+export interface OciStorageConfig {
+  /** Required with storage.type oci: `[http(s)://]host[:port]/name:tag` or `...@sha256:<hex>`. */
+  repository?: string;
+  /** Plain HTTP to the registry. */
+  insecure: boolean;
+  /** Local bundle store (OCI image layout); default <data_dir>/bundles. */
+  bundles_directory?: string;
+  authentication: { username?: string; password?: string; access_token_path?: string };
+  poll_interval: number; // ms, default 30s
+  manifest_version: '1.1' | '1.0';
+  max_staleness: number; // ms, default 5m
+}
+
+/** `storage.object.*` (durations in ms). Only s3 is served; the others are refused at start. */
+export interface ObjectStorageConfig {
+  /** Required with storage.type object. */
+  type?: 's3' | 'azblob' | 'googlecloud';
+  s3: {
+    /** Required with type s3. */
+    bucket?: string;
+    prefix: string; // default ""
+    region?: string;
+    endpoint?: string;
+    poll_interval: number; // ms, default 1m
+    max_staleness: number; // ms, default 5m
+  };
 }
 
 export interface CleanupConfig {

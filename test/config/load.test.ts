@@ -260,8 +260,31 @@ t.test('unknown keys are refused with their path', async (t) => {
   const top = configError(t, { file: configFile(t, 'cache:\n  enabled: true\n'), env: {} });
   t.match(top.message, /^invalid configuration: cache: unknown key/);
 
-  const later = configError(t, { env: { VEXIL_STORAGE_OCI_REPOSITORY: 'https://x' } });
-  t.match(later.message, 'storage.oci_repository: unknown key', 'keys of later backends are not accepted yet');
+  const typo = configError(t, { env: { VEXIL_STORAGE_OCI_REPOSITRY: 'https://x' } });
+  t.match(typo.message, 'storage.oci.repositry: unknown key (from VEXIL_STORAGE_OCI_REPOSITRY)');
+});
+
+t.test('the OCI and object-store keys map from the environment with their defaults', async (t) => {
+  const c = loadConfig({
+    env: {
+      VEXIL_STORAGE_OCI_REPOSITORY: '127.0.0.1:5000/team/flags:v1',
+      VEXIL_STORAGE_OCI_POLL_INTERVAL: '5s',
+      VEXIL_STORAGE_OBJECT_TYPE: 's3',
+      VEXIL_STORAGE_OBJECT_S3_BUCKET: 'flags',
+      VEXIL_STORAGE_OBJECT_S3_PREFIX: 'prod/',
+    },
+  });
+  t.same(c.storage.oci, {
+    repository: '127.0.0.1:5000/team/flags:v1',
+    insecure: false,
+    authentication: {},
+    poll_interval: 5000,
+    manifest_version: '1.1',
+    max_staleness: 300000,
+  });
+  t.same(c.storage.object, { type: 's3', s3: { bucket: 'flags', prefix: 'prod/', poll_interval: 60000, max_staleness: 300000 } });
+  const bad = configError(t, { env: { VEXIL_STORAGE_OCI_MANIFEST_VERSION: '2.0' } });
+  t.match(bad.message, 'storage.oci.manifest_version');
 });
 
 t.test('ignoreEnv skips variables the caller reads itself', async (t) => {
