@@ -8,6 +8,7 @@
 #   postgresql  throwaway PostgreSQL servers for the authentication store tests (test/auth/postgres.test.ts)
 #   git         `git http-backend` and git plumbing for the git backend tests (test/sources/git*.test.ts)
 #   docker-registry  the CNCF distribution registry for the OCI backend and `vexil bundle` tests
+#   openssl     a certificate for the registry's token service (test/sources/oci-registry-client.test.ts)
 set -uo pipefail
 
 missing=()
@@ -15,6 +16,7 @@ have_postgresql() { compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null && 
 have_postgresql || missing+=(postgresql)
 command -v git >/dev/null 2>&1 && [ -x "$(git --exec-path 2>/dev/null)/git-http-backend" ] || missing+=(git)
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
+command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

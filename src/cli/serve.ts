@@ -20,9 +20,8 @@ import {
   workerSlot,
 } from '../server/cluster.js';
 import { startHttpServer } from '../server/http.js';
-import { gitStorageFromConfig } from '../sources/git/from-config.js';
-import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
-import type { Source } from '../sources/types.js';
+import { storageFromConfig } from '../sources/from-config.js';
+import type { Storage } from '../sources/storage.js';
 import { InvalidStateError } from '../store/invalid-state-error.js';
 import { createSnapshotStore } from '../store/snapshot-store.js';
 import { VERSION } from '../version.js';
@@ -70,36 +69,25 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     }
     throw err;
   }
-  if (config.storage.type !== 'local' && config.storage.type !== 'git') {
-    io.stderr(`vexil: storage.type "${config.storage.type}" is not supported yet; this version serves "local" and "git"\n`);
-    return 1;
-  }
-
   const logger = createLogger(config.log);
   const workers = workerCount(config.server.workers);
   // The primary of a cluster only supervises; each worker runs the rest of this function.
   if (shouldRunClusterPrimary(workers)) return runClusterPrimary({ workers, logger });
-  let statePath = config.storage.local.path;
-  let source: Source;
-  let storeOptions: Partial<Parameters<typeof createSnapshotStore>[0]> = { defaultReference: LOCAL_REFERENCE };
-  if (config.storage.type === 'git') {
-    const configFile = parsed.values.config;
-    try {
-      const slot = workerSlot();
-      const git = gitStorageFromConfig(
-        config,
-        configFile !== undefined ? dirname(resolve(io.cwd, configFile)) : io.cwd,
-        slot === undefined ? {} : { workerSlot: slot },
-      );
-      ({ source, store: storeOptions } = git);
-      statePath = git.description;
-    } catch (err) {
-      io.stderr(`vexil: ${err instanceof Error ? err.message : String(err)}\n`);
-      return 1;
-    }
-  } else {
-    source = createLocalSource({ path: statePath, maxFileSize: config.storage.max_file_size });
+  const configFile = parsed.values.config;
+  let storage: Storage;
+  try {
+    const slot = workerSlot();
+    storage = storageFromConfig(config, {
+      baseDir: configFile !== undefined ? dirname(resolve(io.cwd, configFile)) : io.cwd,
+      cwd: io.cwd,
+      ...(slot === undefined ? {} : { workerSlot: slot }),
+    });
+  } catch (err) {
+    io.stderr(`vexil: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
   }
+  const { source, store: storeOptions } = storage;
+  const statePath = storage.description;
   const store = createSnapshotStore({
     source,
     logger: logger.child({ component: 'store' }),
@@ -111,7 +99,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     await store.start();
   } catch (err) {
     if (err instanceof InvalidStateError) {
-      const shown = config.storage.type === 'git' ? statePath : displayBase(io.cwd, statePath);
+      const shown = config.storage.type === 'local' ? displayBase(io.cwd, statePath) : statePath;
       const problems = err.problems.map((p) => ({ ...p, file: p.file === '' ? shown : joinDisplay(shown, p.file) }));
       io.stderr(`vexil: the state in ${shown} is invalid (${countSummary(err.problems)}); not starting\n`);
       io.stderr(formatText(problems));

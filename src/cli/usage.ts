@@ -19,6 +19,7 @@ Commands:
   validate    Check state files and report located problems
   evaluate    Evaluate a flag against state files on disk (no server)
   test        Run flag test files (*.test.yml) against state files
+  bundle      Build, list, push and pull OCI bundles of flag state
   help [CMD]  Show help (for a command)
 
 Options:
@@ -112,10 +113,57 @@ Exit status: 0 every case passed, 1 a case failed or a state or test file is
 invalid (or no test case was found), 2 usage error.
 `;
 
+export const BUNDLE_USAGE = `Usage: vexil bundle build [--dir PATH] [options] NAME[:TAG]
+       vexil bundle list [--format table|json] [options]
+       vexil bundle push [options] NAME[:TAG] REMOTE
+       vexil bundle pull [options] REMOTE
+
+Packs flag state into OCI bundles kept in a local bundle directory, and copies
+them to and from OCI registries ("vexil serve" with storage.type oci serves
+them).
+
+  build  Validates the state folder as "vexil validate" does; when it has no
+         error, packs its index file and state files into the bundle NAME:TAG
+         (e.g. flags:v1 or team/flags:v1; TAG defaults to latest). Invalid
+         state: the located problems are printed and nothing is stored.
+         The manifest records the build time, or SOURCE_DATE_EPOCH when set
+         (same state and time: same digest).
+  list   The bundles in the local directory: NAME, DIGEST, CREATED, SIZE.
+  push   Copies the local bundle NAME:TAG to REMOTE (host[:port]/name[:tag],
+         optionally written http://... or https://...); blobs the registry
+         already has are skipped.
+  pull   Fetches REMOTE's bundle, every blob's digest verified, into the local
+         directory under the name host[:port]/name:tag.
+
+Options:
+  -d, --dir PATH            build: state folder (default: the current folder)
+      --manifest-version V  build: OCI manifest 1.1 (default) or 1.0
+  -f, --format FMT          list: table (default) or json
+  -c, --config FILE         Take storage.oci.* (bundles_directory,
+                              authentication, insecure, manifest_version) and
+                              data_dir from this config file
+      --bundles-dir PATH    Local bundle directory (default:
+                              storage.oci.bundles_directory, else bundles/ in
+                              the data folder)
+      --username NAME       push/pull: registry user name
+      --password-stdin      push/pull: read the password (or token) from stdin
+      --insecure            push/pull: plain HTTP to the registry
+  -h, --help                Show this help
+
+Credentials also come from the config, or from the variables
+VEXIL_STORAGE_OCI_AUTHENTICATION_USERNAME and _PASSWORD; a password is never
+accepted as a command-line argument, and never printed. Push and pull report
+progress on stderr and print the result (name and digest) on stdout.
+
+Exit status: 0 done, 1 failed (invalid state or config, unknown bundle or tag,
+credentials refused, registry unreachable, digest mismatch), 2 usage error.
+`;
+
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   serve: SERVE_USAGE,
   validate: VALIDATE_USAGE,
   evaluate: EVALUATE_USAGE,
   test: TEST_USAGE,
+  bundle: BUNDLE_USAGE,
   help: MAIN_USAGE,
 };

@@ -110,9 +110,17 @@ t.test('serve: a config error exits 1 naming the key', async (t) => {
   t.match(missing.stderr, /nope\.yml/);
 });
 
-t.test('serve: storage types other than local are refused for now', async (t) => {
+t.test('serve: an unusable backend configuration exits 1 naming the key', async (t) => {
   const config = configFor(tempState(t), tempState(t, 'hello'));
-  const r = await runCli(['serve', '--config', config], { env: { VEXIL_STORAGE_TYPE: 'oci' } });
-  t.equal(r.code, 1);
-  t.match(r.stderr, /storage\.type "oci" is not supported yet/);
+  const oci = await runCli(['serve', '--config', config], { env: { VEXIL_STORAGE_TYPE: 'oci' } });
+  t.equal(oci.code, 1);
+  t.match(oci.stderr, /storage\.oci\.repository: is required with storage\.type oci/);
+  const object = await runCli(['serve', '--config', config], {
+    env: { VEXIL_STORAGE_TYPE: 'object', VEXIL_STORAGE_OBJECT_TYPE: 'azblob' },
+  });
+  t.equal(object.code, 1);
+  t.match(object.stderr, /storage\.object\.type: "azblob" is not supported by this version/);
+  const git = await runCli(['serve', '--config', config], { env: { VEXIL_STORAGE_TYPE: 'git' } });
+  t.equal(git.code, 1);
+  t.match(git.stderr, /storage\.git\.repository/);
 });
