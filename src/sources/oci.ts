@@ -23,6 +23,11 @@ export interface OciSourceOptions {
   readonly referenceName?: string;
   /** Layers downloaded at once (default 4). */
   readonly concurrency?: number;
+  /**
+   * `storage.max_file_size`: a layer the manifest says is larger is not downloaded (the store
+   * reports it as a located problem from its size), and such a bundle is not tagged locally.
+   */
+  readonly maxFileSize?: number;
 }
 
 export interface OciSource extends Source {
@@ -107,10 +112,12 @@ export function createOciSource(opts: OciSourceOptions): OciSource {
       } catch (err) {
         throw new Error(`${described} (${rev.id}) is not a readable bundle: ${err instanceof Error ? err.message : String(err)}`);
       }
-      const needed: Descriptor[] = [read.manifest.config, ...read.layers.map((l) => l.descriptor)];
+      const fits = (d: Descriptor) => opts.maxFileSize === undefined || d.size <= opts.maxFileSize;
+      const layers = read.layers.map((l) => l.descriptor);
+      const needed: Descriptor[] = [read.manifest.config, ...layers.filter(fits)];
       await inBatches(needed, concurrency, ensureBlob);
       // Tagged only once every blob is local: the store never names a bundle it cannot serve.
-      await store.tag(storeName, bytes);
+      if (layers.every(fits)) await store.tag(storeName, bytes);
       const created = manifestCreated(read.manifest);
       if (created !== undefined) createdOf.set(rev.id, created);
       const files: SourceFile[] = read.layers.map((l) => ({

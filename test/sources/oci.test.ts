@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { pino, type Logger } from 'pino';
+import { createHash } from 'node:crypto';
 import t from 'tap';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -127,6 +128,7 @@ if (unavailable !== undefined) {
     now?: () => Date;
     logger?: Logger;
     tag?: string;
+    maxFileSize?: number;
   }
 
   /** Store + HTTP server on the OCI source, talking to the registry through a counting proxy. */
@@ -136,7 +138,12 @@ if (unavailable !== undefined) {
     const ref = parseOciReference(`http://${proxy.host}/team/flags:${opts.tag ?? 'v1'}`);
     const client = createRegistryClient(opts.credentials !== undefined ? { credentials: opts.credentials } : {});
     const bundlesDir = opts.bundlesDir ?? tempDir(t);
-    const source = createOciSource({ reference: ref, client, store: await openBundleStore(bundlesDir) });
+    const source = createOciSource({
+      reference: ref,
+      client,
+      store: await openBundleStore(bundlesDir),
+      ...(opts.maxFileSize !== undefined ? { maxFileSize: opts.maxFileSize } : {}),
+    });
     const logger: Logger = opts.logger ?? pino({ level: 'silent' });
     const store = createSnapshotStore({
       source,
@@ -145,6 +152,7 @@ if (unavailable !== undefined) {
       pollIntervalMs: 3_600_000, // tests poll with refresh()
       ...(opts.maxStalenessMs !== undefined ? { maxStalenessMs: opts.maxStalenessMs } : {}),
       ...(opts.now !== undefined ? { now: opts.now } : {}),
+      ...(opts.maxFileSize !== undefined ? { maxFileSize: opts.maxFileSize } : {}),
     });
     return {
       proxy,
@@ -210,6 +218,33 @@ if (unavailable !== undefined) {
     await client.pushManifest({ ...remote, tag: 'multi' }, index, 'application/vnd.oci.image.index.v1+json');
     const multi = await serveOci(t, { registry, tag: 'multi' });
     await t.rejects(multi.store.start(), { message: /image index .*not a bundle/ });
+  });
+
+  t.test('a layer over storage.max_file_size is refused from its declared size, never downloaded', async (t) => {
+    const registry = await startRegistry();
+    t.teardown(() => registry.close());
+    const pusher = createRegistryClient();
+    const remote = parseOciReference(`http://${registry.host}/team/flags:v1`);
+    const small = gitFixture('hello.yml');
+    await pushFiles(pusher, remote, { 'features.yml': small });
+    const s = await serveOci(t, { registry, maxFileSize: 4096 });
+    const url = await s.listen();
+    t.equal((await variant(url)).body.variantKey, 'hello');
+
+    const big = `${small}\n# ${'x'.repeat(8192)}\n`;
+    await pushFiles(pusher, remote, { 'features.yml': big }, { created: '2026-11-26T05:00:00Z' });
+    s.proxy.requests.length = 0;
+    await s.store.refresh();
+    t.equal((await variant(url)).body.variantKey, 'hello', 'the last good bundle keeps serving');
+    const bigDigest = `sha256:${createHash('sha256').update(big).digest('hex')}`;
+    t.notOk(
+      s.proxy.requests.some((r) => r.path.endsWith(`/blobs/${bigDigest}`)),
+      'the oversized layer was not downloaded',
+    );
+    const [ref] = (await fetch(`${url}/meta/snapshots`).then(json)).body.references;
+    t.match(ref.lastRejected.problems, [{ file: 'features.yml', message: /over the limit of 4096 bytes/ }]);
+    const bundles = await (await openBundleStore(s.bundlesDir)).list();
+    t.not(bundles[0]?.created, '2026-11-26T05:00:00Z', 'the refused bundle is not tagged locally');
   });
 
   t.test('an unchanged tag costs one manifest request per poll', async (t) => {

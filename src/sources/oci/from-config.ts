@@ -49,6 +49,7 @@ export function ociStorageFromConfig(config: Config, ctx: StorageContext): Stora
     reference,
     client: createRegistryClient({ ...(hasCredentials ? { credentials } : {}), userAgent: 'vexil' }),
     store: lazyBundleStore(bundlesDir),
+    maxFileSize: config.storage.max_file_size,
   });
   return {
     source,
