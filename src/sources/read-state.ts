@@ -3,7 +3,7 @@
  * the root, let the loader select the state files, read their bytes (within the size limit) and
  * load them. A file that cannot be read becomes a located problem, never an exception.
  */
-import { INDEX_FILE_NAMES, load, selectStateFiles, type LoadResult, type ParseCache, type StateFile } from '../state/load.js';
+import { INDEX_FILE_NAMES, UNREAD, load, loadIfCached, parseCacheKey, selectStateFiles, type BuildCache, type LoadOptions, type LoadResult, type ParseCache, type StateFile } from '../state/load.js';
 import type { Problem } from '../state/problem.js';
 import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from './file-refused.js';
 import type { FileSet, SourceFile } from './types.js';
@@ -14,6 +14,8 @@ export interface ReadStateOptions {
   readonly revision?: string;
   readonly now?: Date;
   readonly parseCache?: ParseCache;
+  /** Reuse of built flags, segments and namespaces across loads (see LoadOptions.buildCache). */
+  readonly buildCache?: BuildCache;
   /** Files over this many bytes are refused with a `file.too-large` problem (default 8 MiB). */
   readonly maxFileSize?: number;
 }
@@ -43,22 +45,43 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
   );
   problems.push(...selection.problems);
 
+  // Files whose content the parse cache already holds are not read (a branch shares most of its
+  // files with others): the load then runs from the cache, and reads them only if it needs them.
   const byPath = new Map(fileSet.files.map((f) => [f.path, f]));
   const stateFiles: StateFile[] = [];
+  const unread = new Map<number, SourceFile>();
   for (const path of selection.paths) {
     const f = byPath.get(path);
     if (f === undefined) continue;
+    if (cached(f, opts.parseCache, maxFileSize)) {
+      unread.set(stateFiles.length, f);
+      stateFiles.push({ path: f.path, bytes: UNREAD, contentId: contentIdOf(f) });
+      continue;
+    }
     const read = await readFile(f, maxFileSize);
     if ('problem' in read) problems.push(read.problem);
     else stateFiles.push(read.file);
   }
 
-  const result = load(stateFiles, {
+  const loadOptions: LoadOptions = {
     reference: opts.reference,
     revision: opts.revision ?? fileSet.revision.id,
     ...(opts.now !== undefined ? { now: opts.now } : {}),
     ...(opts.parseCache !== undefined ? { parseCache: opts.parseCache } : {}),
-  });
+    ...(opts.buildCache !== undefined ? { buildCache: opts.buildCache } : {}),
+  };
+  let result = unread.size > 0 ? loadIfCached(stateFiles, loadOptions) : undefined;
+  if (result === undefined) {
+    for (const [index, f] of unread) {
+      const read = await readFile(f, maxFileSize);
+      if ('problem' in read) problems.push(read.problem);
+      stateFiles[index] = 'problem' in read ? DROPPED : read.file;
+    }
+    result = load(
+      stateFiles.filter((f) => f !== DROPPED),
+      loadOptions,
+    );
+  }
   const files = selection.paths;
   if (problems.length === 0) return { ...result, files };
 
@@ -66,15 +89,31 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
   return all.some((p) => p.severity === 'error') ? { problems: all, files } : { ...result, problems: all, files };
 }
 
+const DROPPED: StateFile = { path: '', bytes: UNREAD };
+
+// Keyed by path too: parsed documents may carry their file name (problem locations), so two
+// files with equal bytes must not share a cache entry. Same path + same bytes still shares
+// across reloads and across references.
+function contentIdOf(f: SourceFile): string {
+  return `${f.path}\0${f.contentId}`;
+}
+
+/**
+ * Whether the parse cache holds this file's content. Equal content ids mean equal bytes, and an
+ * entry exists only for bytes that were read within the size limit, so the size needs no check.
+ */
+function cached(f: SourceFile, cache: ParseCache | undefined, maxFileSize: number): boolean {
+  if (cache?.has === undefined || (f.size !== undefined && f.size > maxFileSize)) return false;
+  const key = parseCacheKey(f.path, contentIdOf(f));
+  return key !== undefined && cache.has(key);
+}
+
 async function readFile(f: SourceFile, maxFileSize: number): Promise<{ file: StateFile } | { problem: Problem }> {
   try {
     if (f.size !== undefined && f.size > maxFileSize) throw tooLarge(f.path, f.size, maxFileSize);
     const bytes = await f.bytes();
     if (bytes.byteLength > maxFileSize) throw tooLarge(f.path, bytes.byteLength, maxFileSize);
-    // Keyed by path too: parsed documents may carry their file name (problem locations), so two
-    // files with equal bytes must not share a cache entry. Same path + same bytes still shares
-    // across reloads and across references.
-    return { file: { path: f.path, bytes, contentId: `${f.path}\0${f.contentId}` } };
+    return { file: { path: f.path, bytes, contentId: contentIdOf(f) } };
   } catch (err) {
     const refused =
       err instanceof FileRefusedError

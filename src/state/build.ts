@@ -17,11 +17,12 @@ import type { FindingsByFile } from './finding.js';
 import { addFinding } from './finding.js';
 import { FrozenMap } from './freeze.js';
 import { FlagIds, SegmentIds } from './ids.js';
+import type { ContentTable } from './intern.js';
+import { textKey } from './intern.js';
 import type {
   Constraint,
   Distribution,
   Flag,
-  FlagDefinition,
   Namespace,
   Rollout,
   Rule,
@@ -52,6 +53,12 @@ export interface BuildOptions {
 export interface BuildCache {
   get(doc: object): unknown;
   set(doc: object, built: unknown): void;
+  /**
+   * Sharing by equal content (intern.ts): when a file is parsed in a new version, its flags and
+   * segments equal to ones already held are replaced by those, and built namespaces made of the
+   * same Flag and Segment objects are shared. Absent: reuse by parsed-object identity only.
+   */
+  readonly contents?: ContentTable;
 }
 
 export type BuildResult = { readonly snapshot: Snapshot } | { readonly findings: FindingsByFile };
@@ -68,27 +75,31 @@ export function buildSnapshot(index: Map<string, NamespaceIndex>, opts: BuildOpt
     const segmentMap = new Map<string, Segment>();
     for (const k of byKey(ns.segments)) segmentMap.set(k, segmentOf(nsKey, ns.segments.get(k)!.data, opts.cache));
     const segments = FrozenMap.seal(segmentMap);
+    const flags = new Map<string, Flag>();
+    for (const flagKey of byKey(ns.flags)) flags.set(flagKey, flagOf(nsKey, ns.flags.get(flagKey)!, segments, findings, opts.cache));
+    const contents = opts.cache?.contents;
+    const held = contents !== undefined && findings.size === 0 ? heldNamespace(nsKey, ns, flags, segments, contents) : NOT_HELD;
+    if (held.namespace !== undefined) {
+      namespaces.set(nsKey, held.namespace);
+      continue;
+    }
     const rulesById = new Map<string, Rule>();
     const rolloutsById = new Map<string, Rollout>();
-    const flags = new Map<string, Flag>();
-    for (const flagKey of byKey(ns.flags)) {
-      const flag = flagOf(nsKey, ns.flags.get(flagKey)!, segments, findings, opts.cache);
+    for (const flag of flags.values()) {
       for (const r of flag.rules) rulesById.set(r.id, r);
       for (const r of flag.rollouts) rolloutsById.set(r.id, r);
-      flags.set(flagKey, flag);
     }
-    namespaces.set(
-      nsKey,
-      Object.freeze({
-        key: nsKey,
-        name: ns.name,
-        description: ns.description,
-        flags: FrozenMap.seal(flags),
-        segments,
-        rulesById: FrozenMap.seal(rulesById),
-        rolloutsById: FrozenMap.seal(rolloutsById),
-      }),
-    );
+    const namespace: Namespace = Object.freeze({
+      key: nsKey,
+      name: ns.name,
+      description: ns.description,
+      flags: FrozenMap.seal(flags),
+      segments,
+      rulesById: FrozenMap.seal(rulesById),
+      rolloutsById: FrozenMap.seal(rolloutsById),
+    });
+    if (held.key !== undefined) contents!.remember(held.key, namespace);
+    namespaces.set(nsKey, namespace);
   }
   if (findings.size > 0) return { findings };
   const snapshot: Snapshot = Object.freeze({
@@ -99,6 +110,57 @@ export function buildSnapshot(index: Map<string, NamespaceIndex>, opts: BuildOpt
     warnings: Object.freeze([...opts.warnings]),
   });
   return { snapshot };
+}
+
+const NOT_HELD: { readonly key?: string; readonly namespace?: Namespace } = Object.freeze({});
+
+/**
+ * Serial numbers of built flags and segments, so that a namespace can be keyed by which objects
+ * it holds (only with a content table; reused objects keep their number).
+ */
+const serials = new WeakMap<object, number>();
+let nextSerial = 1;
+function serialOf(o: object): number {
+  let n = serials.get(o);
+  if (n === undefined) {
+    n = nextSerial++;
+    serials.set(o, n);
+  }
+  return n;
+}
+
+/**
+ * A namespace already built from the same Flag and Segment objects (and the same name and
+ * description), or the key under which to remember the one about to be built. Two references
+ * whose files differ only in another namespace then share the whole namespace, maps included.
+ */
+function heldNamespace(
+  nsKey: string,
+  ns: NamespaceIndex,
+  flags: ReadonlyMap<string, Flag>,
+  segments: ReadonlyMap<string, Segment>,
+  contents: ContentTable,
+): { readonly key?: string; readonly namespace?: Namespace } {
+  let text = `${nsKey}\0${ns.name}\0${ns.description}\0`;
+  for (const f of flags.values()) text += `${serialOf(f)},`;
+  text += ';';
+  for (const sg of segments.values()) text += `${serialOf(sg)},`;
+  const key = textKey('n', text);
+  const held = contents.lookup(key) as Namespace | undefined;
+  if (held !== undefined && held.key === nsKey && held.name === ns.name && held.description === ns.description && sameEntries(held.flags, flags) && sameEntries(held.segments, segments)) {
+    return { namespace: held };
+  }
+  return held === undefined ? { key } : NOT_HELD;
+}
+
+function sameEntries<V>(a: ReadonlyMap<string, V>, b: ReadonlyMap<string, V>): boolean {
+  if (a.size !== b.size) return false;
+  const ia = a.entries();
+  for (const [k, v] of b) {
+    const e = ia.next().value as [string, V];
+    if (e[0] !== k || e[1] !== v) return false;
+  }
+  return true;
 }
 
 const SEGMENT_TAG = 'vexil.built.segment.v1';
@@ -255,30 +317,54 @@ function buildFlag(ns: string, declared: Declared<DocFlag>, segments: ReadonlyMa
     variants[j] = variant;
   }
   let rules: readonly Rule[] = EMPTY;
-  if (f.rules) {
-    rules = Object.freeze(f.rules.map((r, i) => buildRule(ns, f.key, r, i + 1, variants, ids)));
+  const docRules = f.rules;
+  if (docRules) {
+    const out = new Array<Rule>(docRules.length);
+    for (let i = 0; i < docRules.length; i++) out[i] = buildRule(ns, f.key, docRules[i], i + 1, variants, ids);
+    rules = Object.freeze(out);
   }
   let rollouts: readonly Rollout[] = EMPTY;
-  if (f.rollouts) {
-    rollouts = Object.freeze(f.rollouts.map((r, i) => buildRollout(ns, f.key, r, i + 1, ids)));
+  const docRollouts = f.rollouts;
+  if (docRollouts) {
+    const out = new Array<Rollout>(docRollouts.length);
+    for (let i = 0; i < docRollouts.length; i++) out[i] = buildRollout(ns, f.key, docRollouts[i], i + 1, ids);
+    rollouts = Object.freeze(out);
   }
+  const flag = flagObject(ns, f, f.variants ? Object.freeze(variants) : EMPTY, rules, rollouts, defaultVariant);
+  flag.compiled = compileFlag(flag, segments);
+  return Object.freeze(flag);
+}
 
-  const def: { -readonly [K in keyof FlagDefinition]: FlagDefinition[K] } = {
-    namespaceKey: ns,
-    key: f.key,
-    name: f.name,
-    description: f.description ?? '',
-    enabled: f.enabled === true,
-    type: f.type ?? 'VARIANT_FLAG_TYPE',
-    variants: f.variants ? Object.freeze(variants) : EMPTY,
-    rules,
-    rollouts,
-  };
-  // Optional fields exist only when declared (the API omits them otherwise).
-  if (f.metadata !== undefined) def.metadata = Object.freeze({ ...f.metadata });
-  if (defaultVariant) def.defaultVariant = defaultVariant;
-  (def as { compiled?: CompiledFlag }).compiled = compileFlag(def, segments);
-  return Object.freeze(def) as Flag;
+type Building = { -readonly [K in keyof Flag]: Flag[K] };
+
+/**
+ * The flag with `compiled` still to fill in. One literal per combination of the optional fields
+ * (they exist only when declared: the API omits them otherwise), so that every flag gets all its
+ * fields in the object itself rather than in an extra property array, and flags of the same
+ * combination share one hidden class. The document's metadata object is frozen and kept as is
+ * (it holds only scalars, by the schema).
+ */
+function flagObject(
+  ns: string,
+  f: DocFlag,
+  variants: readonly Variant[],
+  rules: readonly Rule[],
+  rollouts: readonly Rollout[],
+  defaultVariant: Variant | undefined,
+): Building {
+  const description = f.description ?? '';
+  const enabled = f.enabled === true;
+  const type = f.type ?? 'VARIANT_FLAG_TYPE';
+  const compiled = null as unknown as CompiledFlag;
+  const metadata = f.metadata === undefined ? undefined : Object.freeze(f.metadata);
+  if (metadata !== undefined) {
+    return defaultVariant
+      ? { namespaceKey: ns, key: f.key, name: f.name, description, enabled, type, variants, rules, rollouts, metadata, defaultVariant, compiled }
+      : { namespaceKey: ns, key: f.key, name: f.name, description, enabled, type, variants, rules, rollouts, metadata, compiled };
+  }
+  return defaultVariant
+    ? { namespaceKey: ns, key: f.key, name: f.name, description, enabled, type, variants, rules, rollouts, defaultVariant, compiled }
+    : { namespaceKey: ns, key: f.key, name: f.name, description, enabled, type, variants, rules, rollouts, compiled };
 }
 
 function variantIdOf(variants: readonly Variant[], key: string): string {
@@ -293,19 +379,20 @@ function segmentOperator(op: SegmentOperator | undefined): SegmentOperator {
 function buildRule(ns: string, flagKey: string, r: DocRule, rank: number, variants: readonly Variant[], ids: FlagIds): Rule {
   const id = ids.rule(rank);
   let distributions: readonly Distribution[] = EMPTY;
-  if (r.distributions) {
-    distributions = Object.freeze(
-      r.distributions.map(
-        (d, i): Distribution =>
-          Object.freeze({
-            id: ids.distribution(rank, i),
-            ruleId: id,
-            variantId: variantIdOf(variants, d.variant),
-            variantKey: d.variant,
-            rollout: d.rollout,
-          }),
-      ),
-    );
+  const docDistributions = r.distributions;
+  if (docDistributions) {
+    const out = new Array<Distribution>(docDistributions.length);
+    for (let i = 0; i < docDistributions.length; i++) {
+      const d = docDistributions[i];
+      out[i] = Object.freeze({
+        id: ids.distribution(rank, i),
+        ruleId: id,
+        variantId: variantIdOf(variants, d.variant),
+        variantKey: d.variant,
+        rollout: d.rollout,
+      });
+    }
+    distributions = Object.freeze(out);
   }
   const object = typeof r.segment === 'string' ? undefined : r.segment;
   return Object.freeze({
@@ -313,7 +400,8 @@ function buildRule(ns: string, flagKey: string, r: DocRule, rank: number, varian
     namespaceKey: ns,
     flagKey,
     segmentKey: object ? '' : (r.segment as string),
-    segmentKeys: object ? Object.freeze([...object.keys]) : EMPTY,
+    // The document's own list, frozen (parsed documents are never written to once loaded).
+    segmentKeys: object ? Object.freeze(object.keys) : EMPTY,
     segmentOperator: segmentOperator(object?.operator),
     distributions,
     rank,
@@ -324,10 +412,11 @@ function buildRollout(ns: string, flagKey: string, r: DocRollout, rank: number, 
   const id = ids.rollout(rank);
   // Literal objects of fixed shape (no spread): this runs for every rollout of a large state.
   if (r.segment) {
-    const keys = r.segment.key !== undefined ? [r.segment.key] : (r.segment.keys ?? EMPTY);
+    const one = r.segment.key;
+    const keys = r.segment.keys ?? EMPTY;
     const segment = Object.freeze({
-      segmentKey: keys.length === 1 ? keys[0] : '',
-      segmentKeys: keys.length >= 2 ? Object.freeze([...keys]) : EMPTY,
+      segmentKey: one !== undefined ? one : keys.length === 1 ? keys[0] : '',
+      segmentKeys: one === undefined && keys.length >= 2 ? Object.freeze(keys) : EMPTY,
       segmentOperator: segmentOperator(r.segment.operator),
       value: r.segment.value === true,
     });

@@ -50,10 +50,24 @@ export function stateId(name: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${VARIANT_DIGIT[hex.charCodeAt(16)]}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/** The first 24 characters of every id of the owner named `name`: `xxxxxxxx-xxxx-8xxx-Vxxx-`. */
+const DASH = 0x2d;
+const EIGHT = 0x38;
+const VARIANT_CODE: number[] = VARIANT_DIGIT.map((d) => (d === undefined ? 0 : d.charCodeAt(0)));
+
+/**
+ * The first 24 characters of every id of the owner named `name`: `xxxxxxxx-xxxx-8xxx-Vxxx-`.
+ * Written as one flat string: a template over slices is a tree of about ten small strings that
+ * every id of the owner keeps alive (~300 bytes per flag or segment, ~10% of a snapshot).
+ */
 function ownerPrefix(name: string): string {
-  const hex = hash('sha1', NAMESPACE_TEXT + name, 'hex');
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${VARIANT_DIGIT[hex.charCodeAt(16)]}${hex.slice(17, 20)}-`;
+  const x = hash('sha1', NAMESPACE_TEXT + name, 'hex');
+  const c = (i: number) => x.charCodeAt(i);
+  return String.fromCharCode(
+    c(0), c(1), c(2), c(3), c(4), c(5), c(6), c(7), DASH,
+    c(8), c(9), c(10), c(11), DASH,
+    EIGHT, c(13), c(14), c(15), DASH,
+    VARIANT_CODE[c(16)], c(17), c(18), c(19), DASH,
+  );
 }
 
 const HEX_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0));
@@ -118,9 +132,8 @@ export class FlagIds {
   private readonly name: string;
   /** Hashed on first use: a flag without variants, rules or rollouts costs nothing. */
   private prefix = '';
-  /** Variant payloads handed out so far, to detect a hash collision between two keys. */
-  private readonly variantPayloads: number[] = [];
-  private readonly variantKeys: string[] = [];
+  /** Variant payloads and keys handed out so far, in pairs, to detect a hash collision between two keys. */
+  private variants: (number | string)[] | null = null;
 
   constructor(ns: string, flag: string) {
     this.name = `flag/${ns}/${flag}`;
@@ -133,11 +146,15 @@ export class FlagIds {
 
   variant(key: string): string {
     const payload = hash44(key);
-    for (let i = 0; i < this.variantPayloads.length; i++) {
-      if (this.variantPayloads[i] === payload && this.variantKeys[i] !== key) return stateId(`${this.name}/variant/${key}`);
+    const seen = this.variants;
+    if (seen === null) {
+      this.variants = [payload, key];
+    } else {
+      for (let i = 0; i < seen.length; i += 2) {
+        if (seen[i] === payload && seen[i + 1] !== key) return stateId(`${this.name}/variant/${key}`);
+      }
+      seen.push(payload, key);
     }
-    this.variantPayloads.push(payload);
-    this.variantKeys.push(key);
     return this.owner() + suffix(KIND_VARIANT, payload);
   }
 

@@ -14,6 +14,8 @@ import { buildSnapshot } from './build.js';
 import type { BuildCache } from './build.js';
 import { jsonSyntaxProblem, locateFindings, yamlSyntaxProblems } from './locate.js';
 import type { Snapshot } from './model.js';
+import { internFile } from './intern.js';
+import type { ContentTable } from './intern.js';
 import { decodeUtf8, fileKindOf, parseText } from './parse.js';
 import type { FileKind } from './parse.js';
 import type { Problem } from './problem.js';
@@ -38,19 +40,20 @@ export interface LoadOptions {
   readonly parseCache?: ParseCache;
   /**
    * Reuse built segments and flags whose parsed documents (shared through `parseCache`) and
-   * inputs are the same objects. Defaults to `parseCache.buildCache`, so callers that forward
-   * only the parse cache still share built objects.
+   * inputs are the same objects; with a content table, also share parsed flags and segments of
+   * equal content and whole namespaces (see intern.ts). Goes with the parse cache it was used with.
    */
   readonly buildCache?: BuildCache;
 }
 
 export type { BuildCache };
+export type { ContentTable } from './intern.js';
 
 export interface ParseCache {
   get(contentId: string): unknown;
   set(contentId: string, parsed: unknown): void;
-  /** The build cache that goes with these parsed documents (see LoadOptions.buildCache). */
-  readonly buildCache?: BuildCache;
+  /** Whether an entry is held for this key (see parseCacheKey), without counting a hit or miss. */
+  has?(contentId: string): boolean;
 }
 
 export interface LoadResult {
@@ -75,6 +78,40 @@ interface ParsedEntry {
 const ENTRY_TAG = 'vexil.parsed.v1';
 
 /**
+ * The bytes of a state file that was not read because the parse cache holds its content (see
+ * `loadIfCached`). Compared by identity.
+ */
+export const UNREAD: Uint8Array = new Uint8Array(0);
+
+/** The parse-cache key of a file's content (what `ParseCache.has` is asked about); undefined for a refused extension. */
+export function parseCacheKey(path: string, contentId: string): string | undefined {
+  const kind = fileKindOf(path);
+  return typeof kind === 'string' ? `${kind}:${contentId}` : undefined;
+}
+
+class UnreadFileNeeded extends Error {}
+
+/**
+ * `load` for files of which some are `UNREAD` (their parsed documents are expected in the parse
+ * cache, so a reference whose files are mostly shared with others is built without reading them).
+ * Undefined when an unread file is needed after all (its entry left the cache, or a problem must
+ * be located in its text): read those files and call `load`, which gives the same result.
+ */
+export function loadIfCached(files: readonly StateFile[], opts: LoadOptions): LoadResult | undefined {
+  let result: LoadResult;
+  try {
+    result = loadUnsafe(files, opts);
+  } catch {
+    // UnreadFileNeeded, or a bug that `load` will report once every file is read.
+    return undefined;
+  }
+  for (const p of result.problems) {
+    for (const f of files) if (f.bytes === UNREAD && f.path === p.file) return undefined;
+  }
+  return result;
+}
+
+/**
  * `files` are the state files already selected by the index (see `selectStateFiles`).
  */
 export function load(files: readonly StateFile[], opts: LoadOptions): LoadResult {
@@ -95,6 +132,8 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
   const docs: LoadedDocument[] = [];
   const parsedByFile = new Map<string, { file: StateFile; kind: FileKind; docs: readonly unknown[] }>();
   let complete = true;
+  // (Falls back to the parse cache's for callers that pass only that, as src/store does today.)
+  const buildCache = opts.buildCache;
 
   const ordered = [...files].sort((a, b) => compareWalkOrder(a.path, b.path));
   for (const file of ordered) {
@@ -112,7 +151,7 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
       });
       continue;
     }
-    const entry = parseFile(file, kind, opts.parseCache);
+    const entry = parseFile(file, kind, opts.parseCache, buildCache?.contents);
     if (entry.syntax) {
       complete = false;
       for (const p of entry.syntax) problems.push({ ...p, file: file.path });
@@ -143,7 +182,6 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
   if (hasError) return { problems: located() };
 
   const warnings = located();
-  const buildCache = opts.buildCache ?? opts.parseCache?.buildCache;
   const built = buildSnapshot(checked.namespaces, {
     reference: opts.reference,
     revision: opts.revision,
@@ -166,13 +204,17 @@ function mergeFindings(into: FindingsByFile, from: FindingsByFile): void {
   }
 }
 
-function parseFile(file: StateFile, kind: FileKind, cache: ParseCache | undefined): ParsedEntry {
+function parseFile(file: StateFile, kind: FileKind, cache: ParseCache | undefined, contents: ContentTable | undefined): ParsedEntry {
   const key = file.contentId === undefined ? undefined : `${kind}:${file.contentId}`;
   if (cache && key !== undefined) {
     const hit = cache.get(key) as ParsedEntry | undefined;
     if (hit && hit.tag === ENTRY_TAG) return hit;
   }
+  if (file.bytes === UNREAD) throw new UnreadFileNeeded(file.path);
   const entry = parseUncached(file, kind);
+  // After the schema findings (which name only paths and values, equal for equal content) and
+  // before anyone else sees the documents.
+  if (contents !== undefined && entry.schema.length === 0) internFile(`${kind}:${file.path}`, entry.docs, contents);
   if (cache && key !== undefined) cache.set(key, entry);
   return entry;
 }

@@ -232,17 +232,14 @@ function checkFlag(data: Obj, flag: Obj, i: number, version: string, report: Rep
 
   const isBoolean = flag.type === 'BOOLEAN_FLAG_TYPE';
   const variants = arr(flag.variants);
-  const variantKeys = new Set<string>();
+  // Flags have a handful of variants: scans of the list, not a Set per flag.
   let defaults = 0;
   for (let j = 0; j < variants.length; j++) {
     const v = variants[j];
     if (!isObj(v)) continue;
-    if (typeof v.key === 'string') {
-      if (variantKeys.has(v.key)) {
-        report('error', 'variant.duplicate', ['flags', i, 'variants', j, 'key'], `variant \`${v.key}\` is defined twice in ${label(data, ['flags', i])}`,
-          'variant keys are unique per flag: rename or remove one of them');
-      }
-      variantKeys.add(v.key);
+    if (typeof v.key === 'string' && indexOfVariant(variants, v.key) < j) {
+      report('error', 'variant.duplicate', ['flags', i, 'variants', j, 'key'], `variant \`${v.key}\` is defined twice in ${label(data, ['flags', i])}`,
+        'variant keys are unique per flag: rename or remove one of them');
     }
     if (version < '1.3' && has(v, 'default')) gate(report, version, 'default', '1.3', ['flags', i, 'variants', j, 'default']);
     if (v.default === true && ++defaults > 1) {
@@ -279,10 +276,11 @@ function checkFlag(data: Obj, flag: Obj, i: number, version: string, report: Rep
     for (let n = 0; n < distributions.length; n++) {
       const d = distributions[n];
       if (!isObj(d)) continue;
-      if (typeof d.variant === 'string' && !variantKeys.has(d.variant)) {
+      if (typeof d.variant === 'string' && indexOfVariant(variants, d.variant) < 0) {
+        const keys = variantKeysOf(variants);
         report('error', 'distribution.variant.unknown', ['flags', i, 'rules', r, 'distributions', n, 'variant'],
           `distribution ${n + 1} of ${label(data, ['flags', i, 'rules', r])} references unknown variant \`${d.variant}\``,
-          variantKeys.size > 0 ? `use one of the flag's variants: ${[...variantKeys].join(', ')}` : 'declare the variant under the flag\'s `variants`');
+          keys.length > 0 ? `use one of the flag's variants: ${keys.join(', ')}` : 'declare the variant under the flag\'s `variants`');
       }
       if (typeof d.rollout === 'number') {
         if (d.rollout > 0) sum += d.rollout;
@@ -314,6 +312,22 @@ function checkFlag(data: Obj, flag: Obj, i: number, version: string, report: Rep
   }
 }
 
+/** Index of the first variant with this (string) key; -1 when none. */
+function indexOfVariant(variants: readonly unknown[], key: string): number {
+  for (let j = 0; j < variants.length; j++) {
+    const v = variants[j];
+    if (isObj(v) && v.key === key) return j;
+  }
+  return -1;
+}
+
+/** The distinct string keys of the variants, in declared order. */
+function variantKeysOf(variants: readonly unknown[]): string[] {
+  const keys: string[] = [];
+  for (const v of variants) if (isObj(v) && typeof v.key === 'string' && !keys.includes(v.key)) keys.push(v.key);
+  return keys;
+}
+
 function emptySegments(report: Report, data: Obj, ownerPath: readonly PathSegment[], operator: unknown): void {
   const and = operator === 'AND_SEGMENT_OPERATOR';
   report('warning', `${ownerPath[ownerPath.length - 2] === 'rules' ? 'rule' : 'rollout'}.segment.empty`, [...ownerPath, 'segment', 'keys'],
@@ -327,45 +341,46 @@ function checkConstraint(data: Obj, c: Obj, i: number, j: number, report: Report
   if (typeof type !== 'string' || typeof op !== 'string') return;
   const allowed = OPERATORS[type];
   if (!allowed) return; // unknown type: the schema reports it
-  const path = ['segments', i, 'constraints', j];
-  const who = () => label(data, path);
+  // Paths and words only when reporting, no closures: this runs for every constraint of the state.
   if (op === 'le' && (type === 'NUMBER_COMPARISON_TYPE' || type === 'DATETIME_COMPARISON_TYPE')) {
-    report('warning', 'constraint.operator.le', [...path, 'operator'],
-      `operator \`le\` of ${who()} never matches: Flipt v1 accepts it but evaluates no such operator`, 'use lt or lte');
+    report('warning', 'constraint.operator.le', [...constraintAt(i, j), 'operator'],
+      `operator \`le\` of ${label(data, constraintAt(i, j))} never matches: Flipt v1 accepts it but evaluates no such operator`, 'use lt or lte');
     return;
   }
   if (!allowed.includes(op)) {
-    report('error', 'constraint.operator.invalid', [...path, 'operator'],
-      `operator \`${op}\` is not valid for ${type} (${who()})`, `use one of: ${allowed.join(', ')}`);
+    report('error', 'constraint.operator.invalid', [...constraintAt(i, j), 'operator'],
+      `operator \`${op}\` is not valid for ${type} (${label(data, constraintAt(i, j))})`, `use one of: ${allowed.join(', ')}`);
     return;
   }
   if (c.value !== undefined && typeof c.value !== 'string') return; // the schema reports the type
   const value = c.value ?? '';
-  const valuePath = [...path, 'value'];
-  const shown = JSON.stringify(value);
   if (type === 'NUMBER_COMPARISON_TYPE' && COMPARISONS.has(op)) {
     if (parseGoFloat(value) === undefined) {
-      report('error', 'constraint.value.number', valuePath,
-        value === '' ? `${who()} compares with \`${op}\` but has no value` : `value ${shown} of ${who()} is not a number`,
+      report('error', 'constraint.value.number', [...constraintAt(i, j), 'value'],
+        value === '' ? `${label(data, constraintAt(i, j))} compares with \`${op}\` but has no value` : `value ${JSON.stringify(value)} of ${label(data, constraintAt(i, j))} is not a number`,
         'write a number as a string, e.g. value: "42" or value: "3.5"');
     }
   } else if (type === 'DATETIME_COMPARISON_TYPE' && COMPARISONS.has(op)) {
     if (parseGoTime(value) === undefined) {
-      report('error', 'constraint.value.datetime', valuePath,
-        value === '' ? `${who()} compares with \`${op}\` but has no value` : `value ${shown} of ${who()} is not a date-time`,
+      report('error', 'constraint.value.datetime', [...constraintAt(i, j), 'value'],
+        value === '' ? `${label(data, constraintAt(i, j))} compares with \`${op}\` but has no value` : `value ${JSON.stringify(value)} of ${label(data, constraintAt(i, j))} is not a date-time`,
         'write an RFC 3339 date-time such as "2025-01-31T12:00:00Z" or a date such as "2025-01-31"');
     }
   } else if (op === 'isoneof' || op === 'isnotoneof') {
     const numbers = type === 'NUMBER_COMPARISON_TYPE';
     if ((numbers ? parseNumberArray(value) : parseStringArray(value)) === undefined) {
-      report('error', 'constraint.value.array', valuePath,
-        `value ${shown} of ${who()} is not a JSON array of ${numbers ? 'numbers' : 'strings'}`,
+      report('error', 'constraint.value.array', [...constraintAt(i, j), 'value'],
+        `value ${JSON.stringify(value)} of ${label(data, constraintAt(i, j))} is not a JSON array of ${numbers ? 'numbers' : 'strings'}`,
         numbers ? 'write a JSON array in a string, e.g. value: "[1, 2.5]"' : 'write a JSON array in a string, e.g. value: \'["a", "b"]\'');
     }
   } else if (type === 'BOOLEAN_COMPARISON_TYPE' && value !== '' && parseGoBool(value) === undefined) {
-    report('warning', 'constraint.value.boolean', valuePath,
-      `value ${shown} of ${who()} is ignored: for boolean constraints the operator (true/false) decides`,
+    report('warning', 'constraint.value.boolean', [...constraintAt(i, j), 'value'],
+      `value ${JSON.stringify(value)} of ${label(data, constraintAt(i, j))} is ignored: for boolean constraints the operator (true/false) decides`,
       'remove `value`');
   }
+}
+
+function constraintAt(i: number, j: number): PathSegment[] {
+  return ['segments', i, 'constraints', j];
 }
 

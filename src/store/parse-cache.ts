@@ -42,6 +42,7 @@ export function createParseCache(): GenerationalParseCache {
     set(contentId, value) {
       entries.set(contentId, { value, gen });
     },
+    has: (contentId) => entries.has(contentId),
     nextGeneration() {
       gen++;
     },

@@ -188,6 +188,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
         reference: ref,
         now: now(),
         parseCache,
+        buildCache: parseCache.buildCache,
         ...(opts.maxFileSize !== undefined ? { maxFileSize: opts.maxFileSize } : {}),
       });
     } catch (err) {

@@ -109,11 +109,3 @@ t.test('a flag that produced findings is not cached: the problem is reported at 
     t.ok(r.problems.some((p) => p.rule === 'variant.attachment.invalid' && p.file === path), `reported in ${path}`);
   }
 });
-
-t.test('the build cache rides on the parse cache when only that is passed', async (t) => {
-  const c = caches();
-  const parseCache: ParseCache = { ...c.parseCache, buildCache: c.buildCache };
-  const one = load([flagFile(), segFile('fr')], { reference: 'main', revision: 'r', parseCache }).snapshot!;
-  const two = load([flagFile(), segFile('fr')], { reference: 'dev', revision: 'r', parseCache }).snapshot!;
-  t.equal(ns(two).flags.get('a'), ns(one).flags.get('a'));
-});
