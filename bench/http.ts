@@ -8,9 +8,14 @@
  * Cluster mode: the same pair again with `server.workers: 0` (one worker per core) against a
  * clustered ceiling (node:cluster, as many workers). On 2 cores the load generator takes one, so
  * that ratio, not the scaling, is the figure to judge.
+ *
+ * Next to req/s it reports the CPU time the serving processes (a cluster's primary and workers
+ * together) spent per request during the measured run, from /proc (Linux; "n/a" elsewhere). On a
+ * shared machine req/s moves with everything else running; CPU per request moves much less, so
+ * it tells whether a change made the server cheaper when the throughput figures are too noisy.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, closeSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, readdirSync, rmSync, writeFileSync, closeSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BenchBuild } from './build.js';
@@ -31,9 +36,11 @@ export const TARGET_CEILING = 0.7;
 /** The request every connection sends (variant scenario (a) of the eval bench). */
 export const EVAL_BODY = JSON.stringify({ namespaceKey: 'default', flagKey: 'flag1', entityId: 'user-42', context: { fizz: 'buzz' } });
 
+const fmtCpu = (r: MeasuredRun): string => (r.serverCpuUsPerRequest === undefined ? 'n/a' : `${r.serverCpuUsPerRequest.toFixed(1)} µs`);
+
 export interface HttpReport {
-  vexil: AutocannonLine;
-  ceiling: AutocannonLine;
+  vexil: MeasuredRun;
+  ceiling: MeasuredRun;
   responseBytes: number;
   /** The same pair with one serving process per core. */
   clustered: HttpPair;
@@ -107,6 +114,57 @@ async function startCeiling(build: BenchBuild, bodyBytes: number, workers = 1): 
   return { child, url: `http://127.0.0.1:${port}` };
 }
 
+/** Clock ticks per second of /proc/<pid>/stat (USER_HZ; 100 on Linux). */
+const USER_HZ = 100;
+
+/** CPU seconds (user + system) of a process and all its descendants; undefined without /proc. */
+function cpuSecondsOfTree(root: number): number | undefined {
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc').filter((e) => /^\d+$/.test(e));
+  } catch {
+    return undefined;
+  }
+  const parent = new Map<number, number>();
+  const ticks = new Map<number, number>();
+  for (const e of entries) {
+    try {
+      const stat = readFileSync(`/proc/${e}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces), from field 3 (state) on.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      parent.set(Number(e), Number(f[1]));
+      ticks.set(Number(e), Number(f[11]) + Number(f[12]));
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  if (!ticks.has(root)) return undefined;
+  let total = 0;
+  for (const [pid, t] of ticks) {
+    for (let p: number | undefined = pid; p !== undefined && p > 1; p = parent.get(p)) {
+      if (p === root) {
+        total += t;
+        break;
+      }
+    }
+  }
+  return total / USER_HZ;
+}
+
+export interface MeasuredRun extends AutocannonLine {
+  /** CPU microseconds the serving process tree spent per request during the run (undefined without /proc). */
+  serverCpuUsPerRequest?: number;
+}
+
+/** One measured autocannon run, with the server's CPU time over it. */
+async function measured(build: BenchBuild, url: string, opts: HttpOptions, server: ChildProcess): Promise<MeasuredRun> {
+  const before = server.pid !== undefined ? cpuSecondsOfTree(server.pid) : undefined;
+  const line = await load(build, url, opts, opts.durationSec);
+  const after = server.pid !== undefined ? cpuSecondsOfTree(server.pid) : undefined;
+  if (before === undefined || after === undefined || line.totalRequests === 0) return line;
+  return { ...line, serverCpuUsPerRequest: ((after - before) * 1e6) / line.totalRequests };
+}
+
 async function load(build: BenchBuild, url: string, opts: HttpOptions, durationSec: number): Promise<AutocannonLine> {
   const [line] = await runWorker<AutocannonLine>(build.root, 'autocannon-worker', { url, connections: opts.connections, durationSec, body: EVAL_BODY });
   return line;
@@ -114,8 +172,8 @@ async function load(build: BenchBuild, url: string, opts: HttpOptions, durationS
 
 export interface HttpPair {
   workers: number;
-  vexil: AutocannonLine;
-  ceiling: AutocannonLine;
+  vexil: MeasuredRun;
+  ceiling: MeasuredRun;
   ratio: number;
 }
 
@@ -134,16 +192,16 @@ async function measurePair(build: BenchBuild, dir: string, opts: HttpOptions, wo
     const responseBytes = Buffer.byteLength(sample);
     log(`  vexil (${label}) at ${v.url}; a response is ${responseBytes} bytes: ${sample}`);
     if (opts.warmupSec > 0) await load(build, endpoint, opts, opts.warmupSec);
-    const vexil = await load(build, endpoint, opts, opts.durationSec);
-    log(`  vexil (${label}): ${fmtInt(vexil.reqPerSec)} req/s, p50 ${vexil.p50Ms} ms, p99 ${vexil.p99Ms} ms, non-2xx ${vexil.non2xx}, errors ${vexil.errors}`);
+    const vexil = await measured(build, endpoint, opts, v.child);
+    log(`  vexil (${label}): ${fmtInt(vexil.reqPerSec)} req/s, p50 ${vexil.p50Ms} ms, p99 ${vexil.p99Ms} ms, non-2xx ${vexil.non2xx}, errors ${vexil.errors}, server CPU ${fmtCpu(vexil)} per request`);
     await stop(v.child);
     vexilProc = undefined;
 
     const c = await startCeiling(build, responseBytes, workers);
     ceilingProc = c.child;
     if (opts.warmupSec > 0) await load(build, `${c.url}/evaluate/v1/variant`, opts, opts.warmupSec);
-    const ceiling = await load(build, `${c.url}/evaluate/v1/variant`, opts, opts.durationSec);
-    log(`  ceiling (${label}): ${fmtInt(ceiling.reqPerSec)} req/s, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms`);
+    const ceiling = await measured(build, `${c.url}/evaluate/v1/variant`, opts, c.child);
+    log(`  ceiling (${label}): ${fmtInt(ceiling.reqPerSec)} req/s, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms, server CPU ${fmtCpu(ceiling)} per request`);
     await stop(c.child);
     ceilingProc = undefined;
 
@@ -165,21 +223,25 @@ export async function runHttpBench(build: BenchBuild, opts: HttpOptions, log: (s
     const { vexil, ceiling, responseBytes } = single;
     const ok = single.ratio >= TARGET_CEILING;
     const okCluster = clustered.ratio >= TARGET_CEILING;
-    const row = (name: string, l: AutocannonLine) =>
-      `| ${name} | ${fmtInt(l.reqPerSec)} | ${l.p50Ms} ms | ${l.p99Ms} ms | ${fmtInt(l.totalRequests)} | ${l.non2xx} / ${l.errors} |`;
+    const row = (name: string, l: MeasuredRun) =>
+      `| ${name} | ${fmtInt(l.reqPerSec)} | ${l.p50Ms} ms | ${l.p99Ms} ms | ${fmtInt(l.totalRequests)} | ${l.non2xx} / ${l.errors} | ${fmtCpu(l)} |`;
+    const cpuRatio = (p: HttpPair) =>
+      p.vexil.serverCpuUsPerRequest !== undefined && p.ceiling.serverCpuUsPerRequest !== undefined
+        ? ` Server CPU per request: vexil ${fmtCpu(p.vexil)}, ceiling ${fmtCpu(p.ceiling)} (${(p.vexil.serverCpuUsPerRequest / p.ceiling.serverCpuUsPerRequest).toFixed(2)}× the ceiling's).`
+        : '';
     const markdown = [
       `autocannon, ${opts.connections} connections, ${opts.durationSec} s (after a ${opts.warmupSec} s warm-up), POST /evaluate/v1/variant with a ${Buffer.byteLength(EVAL_BODY)}-byte body; the ceiling answers a fixed ${responseBytes}-byte body. First one process each, then \`server.workers: 0\` (${cores} workers) against a node:cluster ceiling of ${cores} workers; the load generator shares the same ${cores} cores.`,
       '',
-      '| server | req/s | p50 | p99 | requests | non-2xx / errors |',
-      '|---|---:|---:|---:|---:|---:|',
+      '| server | req/s | p50 | p99 | requests | non-2xx / errors | server CPU / request |',
+      '|---|---:|---:|---:|---:|---:|---:|',
       row('vexil serve (default config, info logs to a file)', vexil),
       row('bare node:http, fixed body (ceiling)', ceiling),
       row(`vexil serve, server.workers: 0 (${cores} workers)`, clustered.vexil),
       row(`bare node:http, node:cluster ${cores} workers (clustered ceiling)`, clustered.ceiling),
       '',
-      `vexil / ceiling = **${fmtRatio(single.ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(ok)}`,
+      `vexil / ceiling = **${fmtRatio(single.ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(ok)}.${cpuRatio(single)}`,
       '',
-      `clustered vexil / clustered ceiling = **${fmtRatio(clustered.ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(okCluster)}`,
+      `clustered vexil / clustered ceiling = **${fmtRatio(clustered.ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(okCluster)}.${cpuRatio(clustered)}`,
     ].join('\n');
     return {
       vexil,

@@ -71,7 +71,10 @@ export interface AuthRequest {
  * The one authentication decision: resolves with the caller's authentication when a checked
  * credential was presented, with undefined when the request needs none; throws 401/403.
  */
-export type AuthGate = (req: AuthRequest) => Promise<Authentication | undefined>;
+export type AuthGate = ((req: AuthRequest) => Promise<Authentication | undefined>) & {
+  /** True when the gate would let this request through without looking at it (then it need not be called). */
+  readonly passes?: (method: string, path: string) => boolean;
+};
 
 /** Header first: a present Authorization header is the credential even when it is not usable. */
 function credentialOf(req: AuthRequest): Credential {
@@ -101,9 +104,10 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     return unauthenticated();
   };
 
-  return async (req) => {
-    // Open servers only look at credentials under /auth/v1/self (see below); skip classifying the rest.
-    if (!opts.required && !req.path.startsWith('/auth/v1/self')) return undefined;
+  // Open servers only look at credentials under /auth/v1/self (see below); skip classifying the rest.
+  const passes = (_method: string, path: string) => !opts.required && !path.startsWith('/auth/v1/self');
+  const gate = async (req: AuthRequest): Promise<Authentication | undefined> => {
+    if (passes(req.method, req.path)) return undefined;
     const scope = classifyRequest(req.method, req.path);
     if (scope.public) return undefined;
     // Logging out drops both session cookies whatever happens next, refusals included (reference §2.17).
@@ -130,6 +134,7 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     }
     return authentication;
   };
+  return Object.assign(gate, { passes });
 }
 
 /** The Koa middleware around the gate; `gate` lets the evaluation fast path make the same decision. */

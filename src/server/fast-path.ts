@@ -18,12 +18,12 @@ import type { Logger } from 'pino';
 import type { AuthGate } from '../auth/middleware.js';
 import type { Snapshot } from '../state/model.js';
 import type { SnapshotStore } from '../store/types.js';
-import { readJson } from './body.js';
+import { readJson, readJsonWith } from './body.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
 import type { Health } from './health.js';
 import type { ServerMetrics } from './metrics.js';
 import { requestIdFor, requestLine, writeRequestLine } from './request-log.js';
-import { evaluationResponse, parseEvaluation, referenceOf, type EvaluationKind } from './routes/evaluation.js';
+import { evaluationResponse, parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation } from './routes/evaluation.js';
 import { checkPathEncoding, parseQueryString } from './url.js';
 
 export interface FastPathDeps {
@@ -42,15 +42,17 @@ export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 interface Route {
   kind: EvaluationKind;
+  /** The URL path, without the query. */
+  path: string;
   /** The router's pattern: the `route` label of the request metric. */
   pattern: string;
   pathNamespace?: string;
 }
 
 const FIXED: ReadonlyMap<string, Route> = new Map([
-  ['/evaluate/v1/variant', { kind: 'variant', pattern: '/evaluate/v1/variant' }],
-  ['/evaluate/v1/boolean', { kind: 'boolean', pattern: '/evaluate/v1/boolean' }],
-  ['/evaluate/v1/batch', { kind: 'batch', pattern: '/evaluate/v1/batch' }],
+  ['/evaluate/v1/variant', { kind: 'variant', path: '/evaluate/v1/variant', pattern: '/evaluate/v1/variant' }],
+  ['/evaluate/v1/boolean', { kind: 'boolean', path: '/evaluate/v1/boolean', pattern: '/evaluate/v1/boolean' }],
+  ['/evaluate/v1/batch', { kind: 'batch', path: '/evaluate/v1/batch', pattern: '/evaluate/v1/batch' }],
 ]);
 
 const NAMESPACED_PREFIX = '/evaluate/v1/namespaces/';
@@ -65,7 +67,7 @@ function routeOf(path: string): Route | undefined {
   if (!path.startsWith(NAMESPACED_PREFIX) || !path.endsWith(NAMESPACED_SUFFIX)) return undefined;
   const ns = path.slice(NAMESPACED_PREFIX.length, path.length - NAMESPACED_SUFFIX.length);
   if (!PLAIN_SEGMENT.test(ns)) return undefined;
-  return { kind: 'variant', pattern: NAMESPACED_PATTERN, pathNamespace: ns };
+  return { kind: 'variant', path, pattern: NAMESPACED_PATTERN, pathNamespace: ns };
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -73,36 +75,56 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 export function createFastPath(deps: FastPathDeps): FastPath {
   const { store, metrics, health, logger, gates, cookie } = deps;
 
-  return (req, res) => {
-    if (req.method !== 'POST') return false;
-    const url = req.url ?? '';
-    if (url.includes('#')) return false;
-    const q = url.indexOf('?');
-    const path = q === -1 ? url : url.slice(0, q);
-    const route = routeOf(path);
-    if (route === undefined) return false;
-    void handle(req, res, url, path, q === -1 ? '' : url.slice(q + 1), route);
-    return true;
-  };
+  /**
+   * One request on its way through. When no authentication gate needs to look at the request
+   * (no gates, or an open server: the default) the whole path runs on callbacks: the body's
+   * 'end' event evaluates and answers synchronously when the default reference is built, with
+   * no promise made per request. Otherwise it awaits the gates first, as the Koa chain does.
+   * Both ways end in one `answer` (through `onError` for a failure).
+   */
+  class Exchange {
+    readonly requestId: string;
+    readonly startedAt: bigint;
+    pretty = false;
+    /** Errors before routing (URL, authentication) are 'unmatched', as in the Koa chain. */
+    matched = false;
+    snapshot: Snapshot | undefined;
+    child: Logger | undefined;
+    jsonBody: Promise<unknown> | undefined;
 
-  async function handle(req: IncomingMessage, res: ServerResponse, url: string, path: string, querystring: string, route: Route): Promise<void> {
-    const requestId = requestIdFor(req.headers['x-request-id'] as string | undefined);
-    const startedAt = process.hrtime.bigint();
-    let pretty = false;
-    let snapshot: Snapshot | undefined;
-    // Errors before routing (URL, authentication) are 'unmatched', as in the Koa chain.
-    let matched = false;
-    let child: Logger | undefined;
-    const log = () => (child ??= logger.child({ reqId: requestId }));
-    let status: number;
-    let body: string;
-    let headers: Record<string, string> | undefined;
-    try {
-      checkPathEncoding(path);
-      if (querystring !== '') pretty = parseQueryString(querystring).has('pretty');
-      let jsonBody: Promise<unknown> | undefined;
-      const readBody = () => (jsonBody ??= readJson(req));
+    constructor(
+      readonly req: IncomingMessage,
+      readonly res: ServerResponse,
+      readonly url: string,
+      readonly route: Route,
+    ) {
+      this.requestId = requestIdFor(req.headers['x-request-id'] as string | undefined);
+      this.startedAt = process.hrtime.bigint();
+    }
+
+    log(): Logger {
+      return (this.child ??= logger.child({ reqId: this.requestId }));
+    }
+
+    /** After the URL checks: authenticate (when gated), then read the body and evaluate. */
+    start(): void {
+      const path = this.route.path;
       for (const gate of gates) {
+        if (gate.passes?.('POST', path) === true) continue;
+        this.authenticate().then(() => (this.jsonBody ?? readJson(this.req)).then(this.onBody, this.onError), this.onError);
+        return;
+      }
+      this.matched = true;
+      readJsonWith(this.req, this.onBody, this.onError);
+    }
+
+    async authenticate(): Promise<void> {
+      const { req, res } = this;
+      const path = this.route.path;
+      const readBody = () => (this.jsonBody ??= readJson(req));
+      const log = () => this.log();
+      for (const gate of gates) {
+        if (gate.passes?.('POST', path) === true) continue;
         await gate({
           method: 'POST',
           path,
@@ -113,40 +135,89 @@ export function createFastPath(deps: FastPathDeps): FastPath {
           log,
         });
       }
-      matched = true;
-      const p = parseEvaluation(route.kind, await readBody(), route.pathNamespace);
-      const ref = referenceOf(p);
-      snapshot = await store.resolve(ref === undefined || ref === '' ? undefined : ref);
-      const out = evaluationResponse(p, snapshot, startedAt, metrics);
-      status = 200;
-      body = pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out);
-    } catch (err) {
-      const r = toErrorResponse(err);
-      if (r.status >= 500) log().error({ err }, 'request failed');
-      status = r.status;
-      headers = r.headers;
-      body = serializeErrorBody(r.body, pretty);
+      this.matched = true;
     }
-    const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
-    metrics.observeRequest({ method: 'POST', route: matched ? route.pattern : 'unmatched', status }, seconds);
-    const line = requestLine('POST', url, status, seconds, req.socket.remoteAddress);
-    if (child !== undefined) writeRequestLine(child, line);
-    else writeRequestLine(logger, { reqId: requestId, method: line.method, url: line.url, status: line.status, durationMs: line.durationMs, remoteAddress: line.remoteAddress });
-    if (res.destroyed || res.writableEnded) return;
-    // A flat [name, value, ...] list goes to the socket without building a header map.
-    const head: string[] = [
-      'Content-Type',
-      JSON_TYPE,
-      'Content-Length',
-      String(Buffer.byteLength(body)),
-      'X-Request-Id',
-      requestId,
-      'X-Vexil-Revision',
-      snapshot?.revision ?? store.get()?.revision ?? '',
-    ];
-    if (headers !== undefined) for (const name in headers) head.push(name, headers[name]!);
-    if (!health.serving && headers?.Connection === undefined) head.push('Connection', 'close');
-    res.writeHead(status, head);
-    res.end(body);
+
+    readonly onBody = (body: unknown): void => {
+      let p: ParsedEvaluation;
+      let ref: string | undefined;
+      try {
+        p = parseEvaluation(this.route.kind, body, this.route.pathNamespace);
+        ref = referenceOf(p);
+      } catch (err) {
+        this.onError(err);
+        return;
+      }
+      // The default reference is built before serving and never evicted: when it is there,
+      // resolve() would return exactly store.get(), one promise later.
+      const ready = ref === undefined || ref === '' ? store.get() : undefined;
+      if (ready !== undefined) this.evaluate(p, ready);
+      else store.resolve(ref === '' ? undefined : ref).then((snapshot) => this.evaluate(p, snapshot), this.onError);
+    };
+
+    evaluate(p: ParsedEvaluation, snapshot: Snapshot): void {
+      let body: string;
+      try {
+        this.snapshot = snapshot;
+        const out = evaluationResponse(p, snapshot, this.startedAt, metrics);
+        body = this.pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out);
+      } catch (err) {
+        this.onError(err);
+        return;
+      }
+      this.answer(200, body, undefined);
+    }
+
+    readonly onError = (err: unknown): void => {
+      const r = toErrorResponse(err);
+      if (r.status >= 500) this.log().error({ err }, 'request failed');
+      this.answer(r.status, serializeErrorBody(r.body, this.pretty), r.headers);
+    };
+
+    /** Metrics, the log line, then the response in one writeHead + end. */
+    answer(status: number, body: string, headers: Record<string, string> | undefined): void {
+      const { req, res, requestId } = this;
+      const seconds = Number(process.hrtime.bigint() - this.startedAt) / 1e9;
+      metrics.observeRequest({ method: 'POST', route: this.matched ? this.route.pattern : 'unmatched', status }, seconds);
+      const line = requestLine('POST', this.url, status, seconds, req.socket.remoteAddress);
+      if (this.child !== undefined) writeRequestLine(this.child, line);
+      else writeRequestLine(logger, line, requestId);
+      if (res.destroyed || res.writableEnded) return;
+      // A flat [name, value, ...] list goes to the socket without building a header map.
+      const head: string[] = [
+        'Content-Type',
+        JSON_TYPE,
+        'Content-Length',
+        String(Buffer.byteLength(body)),
+        'X-Request-Id',
+        requestId,
+        'X-Vexil-Revision',
+        this.snapshot?.revision ?? store.get()?.revision ?? '',
+      ];
+      if (headers !== undefined) for (const name in headers) head.push(name, headers[name]!);
+      if (!health.serving && headers?.Connection === undefined) head.push('Connection', 'close');
+      res.writeHead(status, head);
+      res.end(body);
+    }
   }
+
+  return (req, res) => {
+    if (req.method !== 'POST') return false;
+    const url = req.url ?? '';
+    if (url.includes('#')) return false;
+    const q = url.indexOf('?');
+    const path = q === -1 ? url : url.slice(0, q);
+    const route = routeOf(path);
+    if (route === undefined) return false;
+    const exchange = new Exchange(req, res, url, route);
+    try {
+      checkPathEncoding(path);
+      if (q !== -1 && q !== url.length - 1) exchange.pretty = parseQueryString(url.slice(q + 1)).has('pretty');
+    } catch (err) {
+      exchange.onError(err);
+      return true;
+    }
+    exchange.start();
+    return true;
+  };
 }

@@ -4,8 +4,16 @@
  */
 import { Code, VexilError } from '../errors.js';
 
+/** Field names are a small fixed set; their snake_case twins are computed once each. */
+const snakeNames = new Map<string, string>();
+
 export function snakeCase(camel: string): string {
-  return camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+  let snake = snakeNames.get(camel);
+  if (snake === undefined) {
+    snake = camel.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+    if (snakeNames.size < 1024) snakeNames.set(camel, snake);
+  }
+  return snake;
 }
 
 /** The value of `name` (camelCase) or its snake_case twin; undefined when absent or null. */

@@ -2,8 +2,9 @@
  * Prometheus metrics of one app instance, in their own registry (not prom-client's global one,
  * so several apps can live in one process, e.g. in tests).
  */
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { SnapshotStore } from '../store/types.js';
+import { LabelledCounter, LabelledHistogram, type CounterSeries, type HistogramSeries } from './labelled-metrics.js';
 
 export interface ServerMetrics {
   readonly registry: Registry;
@@ -17,14 +18,14 @@ export function createServerMetrics(store: SnapshotStore, opts: { defaultMetrics
   const registry = new Registry();
   if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: registry });
 
-  const requestDuration = new Histogram({
+  const requestDuration = new LabelledHistogram({
     name: 'vexil_http_request_duration_seconds',
     help: 'HTTP request latency by method, matched route pattern and status.',
     labelNames: ['method', 'route', 'status'] as const,
     buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
     registers: [registry],
   });
-  const evaluations = new Counter({
+  const evaluations = new LabelledCounter({
     name: 'vexil_evaluations_total',
     help: 'Flag evaluations by namespace, flag, type (variant, boolean, error) and reason.',
     labelNames: ['namespace', 'flag', 'type', 'reason'] as const,
@@ -72,33 +73,43 @@ export function createServerMetrics(store: SnapshotStore, opts: { defaultMetrics
     }
   });
 
-  // Labelled children, kept per label set: prom-client hashes the label object on every
-  // observe()/inc(), which showed in the request profile. The label sets are bounded (routes x
-  // statuses; namespaces x flags x reasons of the served state), as the series themselves are.
-  type Observer = { observe(v: number): void };
-  type Incrementer = { inc(): void };
-  const requestChildren = new Map<string, Observer>();
-  const evaluationChildren = new Map<string, Incrementer>();
+  // One series object per label set, found through nested maps keyed by the label values
+  // themselves: those strings (route patterns, flag keys, reasons) are mostly the same string
+  // objects each time, whose hashes V8 keeps, where a joined key would be a new string to build
+  // and hash per request. The request metrics are the only per-request work here
+  // (labelled-metrics.ts says why they are not prom-client's own). The label sets are bounded
+  // (routes x statuses x methods; namespaces x flags x reasons of the served state), as the
+  // series themselves are.
+  const requestSeries = new Map<string, Map<number, Map<string, HistogramSeries>>>();
+  const evaluationSeries = new Map<string, Map<string, Map<string, Map<string, CounterSeries>>>>();
 
   return {
     registry,
     observeRequest: (labels, seconds) => {
-      const key = `${labels.method} ${labels.status} ${labels.route}`;
-      let child = requestChildren.get(key);
-      if (child === undefined) {
-        child = requestDuration.labels({ method: labels.method, route: labels.route, status: String(labels.status) });
-        requestChildren.set(key, child);
+      let byStatus = requestSeries.get(labels.route);
+      if (byStatus === undefined) requestSeries.set(labels.route, (byStatus = new Map()));
+      let byMethod = byStatus.get(labels.status);
+      if (byMethod === undefined) byStatus.set(labels.status, (byMethod = new Map()));
+      let series = byMethod.get(labels.method);
+      if (series === undefined) {
+        series = requestDuration.series({ method: labels.method, route: labels.route, status: String(labels.status) });
+        byMethod.set(labels.method, series);
       }
-      child.observe(seconds);
+      series.observe(seconds);
     },
     countEvaluation: (labels) => {
-      const key = `${labels.namespace}\u0000${labels.flag}\u0000${labels.type}\u0000${labels.reason}`;
-      let child = evaluationChildren.get(key);
-      if (child === undefined) {
-        child = evaluations.labels({ namespace: labels.namespace, flag: labels.flag, type: labels.type, reason: labels.reason });
-        evaluationChildren.set(key, child);
+      let byFlag = evaluationSeries.get(labels.namespace);
+      if (byFlag === undefined) evaluationSeries.set(labels.namespace, (byFlag = new Map()));
+      let byType = byFlag.get(labels.flag);
+      if (byType === undefined) byFlag.set(labels.flag, (byType = new Map()));
+      let byReason = byType.get(labels.type);
+      if (byReason === undefined) byType.set(labels.type, (byReason = new Map()));
+      let series = byReason.get(labels.reason);
+      if (series === undefined) {
+        series = evaluations.series({ namespace: labels.namespace, flag: labels.flag, type: labels.type, reason: labels.reason });
+        byReason.set(labels.reason, series);
       }
-      child.inc();
+      series.inc();
     },
     dispose: unsubscribe,
   };

@@ -11,6 +11,7 @@ import type { Snapshot } from '../../state/model.js';
 import type { SnapshotStore } from '../../store/types.js';
 import { asJsonObject, readJson } from '../body.js';
 import type { AppRouterContext, AppState } from '../context.js';
+import { isoTimestamp } from '../clock.js';
 import type { ServerMetrics } from '../metrics.js';
 import { sendJson } from '../respond.js';
 import { parseBatchRequest, parseEvaluationRequest, type ParsedBatchRequest, type ParsedEvaluationRequest } from '../validate-request.js';
@@ -24,7 +25,7 @@ interface Timing {
 function timing(startedAt: bigint): Timing {
   return {
     requestDurationMillis: Number(process.hrtime.bigint() - startedAt) / 1e6,
-    timestamp: new Date().toISOString(),
+    timestamp: isoTimestamp(),
   };
 }
 
