@@ -83,7 +83,8 @@ const MAX_SOURCE_LENGTH = 256 * 1024;
 
 /** A generated function for the variant flag, or null (code generation unavailable or not worth it). */
 export function generateVariantMatcher(flag: CompiledFlag, v: CompiledVariantFlag): GeneratedMatcher<VariantResult> | null {
-  if (!CODEGEN_AVAILABLE) return null;
+  // A disabled flag answers without matching (runVariant): nothing to generate.
+  if (!CODEGEN_AVAILABLE || v.noMatch === null) return null;
   const g = new Generator();
   for (const rule of v.rules) {
     g.set(rule, {
@@ -122,8 +123,10 @@ export function generateBooleanMatcher(flag: CompiledFlag, b: CompiledBooleanFla
 function allMatchedVariant(g: Generator, flag: CompiledFlag, rule: CompiledRule): string {
   const bounds = rule.bounds;
   if (bounds.length === 0) return `return ${g.constant(rule.noDistributions)};`;
-  let pick = g.constant(rule.miss);
-  for (let i = bounds.length - 1; i >= 0; i--) pick = `b < ${g.number(bounds[i])} ? ${g.constant(rule.hits[i])} : ${pick}`;
+  const last = bounds.length - 1;
+  // No miss: the last distribution ends at 1000 and takes every bucket the others leave.
+  let pick = rule.miss === null ? g.constant(rule.hits[last]) : `b < ${g.number(bounds[last])} ? ${g.constant(rule.hits[last])} : ${g.constant(rule.miss)}`;
+  for (let i = last - 1; i >= 0; i--) pick = `b < ${g.number(bounds[i])} ? ${g.constant(rule.hits[i])} : ${pick}`;
   return `{ const b = VB(${g.number(flag.keyCrc)}, e); return ${pick}; }`;
 }
 

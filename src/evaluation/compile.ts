@@ -1,7 +1,7 @@
 /**
  * Turns a declared flag plus the segments of its namespace into the precomputed data the
- * evaluators read (flipt-semantics.md §2). Pure; called once per flag, when a snapshot's
- * `Flag.compiled` is first read (state/build.ts).
+ * evaluators read (flipt-semantics.md §2). Pure (its caches only share equal immutable parts);
+ * called once per flag at snapshot build (state/build.ts).
  * Validation has already guaranteed that every referenced segment and variant exists; a broken
  * reference here is an internal error and throws.
  *
@@ -11,6 +11,7 @@
  * bounds use Flipt's float32 truncation, threshold percentages are float32, and every result that
  * does not depend on a partial OR match is built once and frozen.
  */
+import { FrozenMap } from '../state/freeze.js';
 import type { ComparisonType, FlagDefinition, FlagType, Rule, Rollout, Segment, Variant } from '../state/model.js';
 import type { GeneratedMatcher } from './codegen.js';
 import { crc32String } from './hash.js';
@@ -143,14 +144,15 @@ export interface CompiledSegmentSet {
 export interface CompiledRule extends CompiledSegmentSet {
   /** Cumulative upper bucket bounds of the distributions with rollout > 0, in declared order. */
   readonly bounds: readonly number[];
-  readonly variantKeys: readonly string[];
-  readonly attachments: readonly string[];
   /** Per bound: the result when every segment matched and the bucket fell in that distribution. */
   readonly hits: readonly VariantResult[];
-  /** Every segment matched and the bucket fell outside all distributions (match=false, no fall-through). */
-  readonly miss: VariantResult;
-  /** Every segment matched and the rule has no distribution with rollout > 0 (match=true, default variant). */
-  readonly noDistributions: VariantResult;
+  /**
+   * Every segment matched and the bucket fell outside all distributions (match=false, no
+   * fall-through); null when no bucket can (the last bound is 1000: buckets are 0..999).
+   */
+  readonly miss: VariantResult | null;
+  /** Every segment matched and the rule has no distribution with rollout > 0 (match=true, default variant); null when it has some. */
+  readonly noDistributions: VariantResult | null;
 }
 
 export const ROLLOUT_SKIP = 0;
@@ -190,7 +192,8 @@ export interface CompiledVariantFlag {
   /** DEFAULT_EVALUATION_REASON with a default variant, else UNKNOWN_EVALUATION_REASON. */
   readonly baseReason: EvaluationReason;
   readonly disabled: VariantResult;
-  readonly noMatch: VariantResult;
+  /** The answer of an enabled flag when no rule matches; null for a disabled one (never read). */
+  readonly noMatch: VariantResult | null;
   /** Enabled flags only: the generated decision over `rules`. */
   readonly matcher: MatcherCell<VariantResult>;
 }
@@ -224,95 +227,179 @@ interface SetParts {
 }
 
 /**
- * Segments are immutable snapshot objects shared by many flags: compile each once, together with
- * the parts of the one-segment set (most rules and rollouts name one segment: they share these).
+ * Segments are immutable snapshot objects shared by many flags (and, through the build cache, by
+ * many builds): compile each once, together with the parts of the one-segment set (most rules and
+ * rollouts name one segment: they share these).
  */
-const compiledSegments = new WeakMap<Segment, SetParts>();
+const compiledSegments = new WeakMap<Segment, SegmentParts>();
+
+/** The one-segment set of `source`. */
+interface SegmentParts extends SetParts {
+  readonly source: Segment;
+}
+
+/**
+ * What the flags of one namespace share, found once per compileFlag call from the namespace's
+ * segment map (one WeakMap entry per namespace, not per segment): the one-segment sets by segment
+ * key, so a reference costs a string-keyed lookup; the sets of several segments by key list;
+ * identical constraints; identical bound lists. All of it is immutable once built, so sharing it
+ * between flags changes no result.
+ */
+interface NamespaceShared {
+  readonly sets: Map<string, SegmentParts>;
+  readonly constraints: Map<string, CompiledConstraint | null>;
+  readonly bounds: BoundsNode;
+  /** Sets of two or more segments, by their first segment. */
+  readonly multi: Map<CompiledSegment, SetParts[]>;
+  /** The map is a snapshot's FrozenMap: a key, once looked up, needs no second look. */
+  readonly immutable: boolean;
+}
+
+/** A trie of bound lists by their values: rules with the same split share one frozen array. */
+interface BoundsNode {
+  list: readonly number[] | null;
+  next: Map<number, BoundsNode> | null;
+}
+
+const sharedByNamespace = new WeakMap<ReadonlyMap<string, Segment>, NamespaceShared>();
+
+function namespaceShared(segments: ReadonlyMap<string, Segment>): NamespaceShared {
+  let shared = sharedByNamespace.get(segments);
+  if (shared === undefined) {
+    shared = {
+      sets: new Map(),
+      constraints: new Map(),
+      bounds: { list: NO_BOUNDS, next: null },
+      multi: new Map(),
+      immutable: segments instanceof FrozenMap,
+    };
+    sharedByNamespace.set(segments, shared);
+  }
+  return shared;
+}
 
 // Arrays are allocated at their final length: `[]` grown by push reserves 17 slots, and the
-// compiled data of a large state is mostly small arrays (measured: all 10k flags, 29 → 15 MB).
+// compiled data of a large state is mostly small arrays. Nothing below allocates a closure, and
+// a result that no request can reach (a disabled flag's no-match, the miss of a rule whose
+// distributions cover every bucket...) is not built.
 
 export function compileFlag(flag: FlagDefinition, segments: ReadonlyMap<string, Segment>): CompiledFlag {
   const isVariant = flag.type === 'VARIANT_FLAG_TYPE';
+  const shared = namespaceShared(segments);
   return Object.freeze({
     key: flag.key,
     type: flag.type,
     enabled: flag.enabled,
     keyCrc: crc32String(flag.key, 0),
-    variant: isVariant ? compileVariantFlag(flag, segments) : null,
-    boolean: isVariant ? null : compileBooleanFlag(flag, segments),
+    variant: isVariant ? compileVariantFlag(flag, segments, shared) : null,
+    boolean: isVariant ? null : compileBooleanFlag(flag, segments, shared),
   });
 }
 
-function compileVariantFlag(flag: FlagDefinition, segments: ReadonlyMap<string, Segment>): CompiledVariantFlag {
+function compileVariantFlag(flag: FlagDefinition, segments: ReadonlyMap<string, Segment>, shared: NamespaceShared): CompiledVariantFlag {
   const dv = flag.defaultVariant;
   const defaultKey = dv ? dv.key : '';
   const defaultAttachment = dv ? dv.attachment : '';
   const baseReason: EvaluationReason = dv ? 'DEFAULT_EVALUATION_REASON' : 'UNKNOWN_EVALUATION_REASON';
-  const rules = flag.rules.map((r) => compileRule(flag, r, segments, defaultKey, defaultAttachment, baseReason));
+  const declared = flag.rules;
+  const rules = new Array<CompiledRule>(declared.length);
+  for (let i = 0; i < declared.length; i++) rules[i] = compileRule(flag, declared[i], segments, shared, defaultKey, defaultAttachment, baseReason);
+  const enabled = flag.enabled;
   return Object.freeze({
-    rules: Object.freeze(rules),
+    rules: declared.length === 0 ? NO_RULES : Object.freeze(rules),
     defaultKey,
     defaultAttachment,
     baseReason,
     disabled: frozenVariant(flag.key, false, NO_KEYS, 'FLAG_DISABLED_EVALUATION_REASON', defaultKey, defaultAttachment),
-    noMatch: frozenVariant(flag.key, false, NO_KEYS, baseReason, defaultKey, defaultAttachment),
+    noMatch: enabled ? frozenVariant(flag.key, false, NO_KEYS, baseReason, defaultKey, defaultAttachment) : null,
     matcher: newMatcherCell<VariantResult>(),
   });
 }
+
+/** Buckets are 0..999: a last bound of 1000 (a rule whose rollouts sum to 100) leaves no bucket outside. */
+const BUCKETS = 1000;
 
 function compileRule(
   flag: FlagDefinition,
   rule: Rule,
   segments: ReadonlyMap<string, Segment>,
+  shared: NamespaceShared,
   defaultKey: string,
   defaultAttachment: string,
   baseReason: EvaluationReason,
 ): CompiledRule {
-  const set = compileSegmentSet(flag, rule.segmentKey, rule.segmentKeys, segments, 'rule', rule.rank);
+  const set = compileSegmentSet(flag, rule.segmentKey, rule.segmentKeys, segments, shared, 'rule', rule.rank);
 
   // Flipt holds rollouts as float32 and skips those that are not > 0 ...
   const ds = rule.distributions;
   let n = 0;
   for (let i = 0; i < ds.length; i++) if (Math.fround(ds[i].rollout) > 0) n++;
-  const bounds = new Array<number>(n);
-  const variantKeys = new Array<string>(n);
-  const attachments = new Array<string>(n);
-  const hits = new Array<VariantResult>(n);
+  let bounds = NO_BOUNDS;
+  let hits = NO_RESULTS;
   let upper = 0;
-  let j = 0;
-  for (let i = 0; i < ds.length; i++) {
-    const d = ds[i];
-    const rollout = Math.fround(d.rollout);
-    if (!(rollout > 0)) continue;
-    // ... and truncates each width on its own: int(float32(rollout) * float32(10)).
-    upper += Math.trunc(Math.fround(rollout * 10));
-    const variant = findVariant(flag, d.variantId, d.variantKey);
-    bounds[j] = upper;
-    variantKeys[j] = variant.key;
-    attachments[j] = variant.attachment;
-    hits[j] = frozenVariant(flag.key, true, set.allKeys, 'MATCH_EVALUATION_REASON', variant.key, variant.attachment);
-    j++;
+  if (n > 0) {
+    const h = new Array<VariantResult>(n);
+    let node = shared.bounds;
+    let j = 0;
+    for (let i = 0; i < ds.length; i++) {
+      const d = ds[i];
+      const rollout = Math.fround(d.rollout);
+      if (!(rollout > 0)) continue;
+      // ... and truncates each width on its own: int(float32(rollout) * float32(10)).
+      upper += Math.trunc(Math.fround(rollout * 10));
+      const variant = findVariant(flag, d.variantId, d.variantKey);
+      h[j] = frozenVariant(flag.key, true, set.allKeys, 'MATCH_EVALUATION_REASON', variant.key, variant.attachment);
+      node = boundsChild(node, upper);
+      j++;
+    }
+    bounds = node.list ?? boundsList(node, ds, n);
+    hits = Object.freeze(h);
   }
-  // Fields written out, not spread: a spread costs a generic property copy per rule (10k flags: ~2x).
-  return Object.freeze({
+  const compiled: CompiledRule = {
     segments: set.segments,
     and: rule.segmentOperator === 'AND_SEGMENT_OPERATOR',
     allKeys: set.allKeys,
     unknownType: set.unknownType,
-    bounds: Object.freeze(bounds),
-    variantKeys: Object.freeze(variantKeys),
-    attachments: Object.freeze(attachments),
-    hits: Object.freeze(hits),
-    miss: frozenVariant(flag.key, false, set.allKeys, baseReason, defaultKey, defaultAttachment),
-    noDistributions: frozenVariant(flag.key, true, set.allKeys, 'MATCH_EVALUATION_REASON', defaultKey, defaultAttachment),
-  });
+    bounds,
+    hits,
+    miss: n > 0 && upper < BUCKETS ? frozenVariant(flag.key, false, set.allKeys, baseReason, defaultKey, defaultAttachment) : null,
+    noDistributions: n === 0 ? frozenVariant(flag.key, true, set.allKeys, 'MATCH_EVALUATION_REASON', defaultKey, defaultAttachment) : null,
+  };
+  return Object.freeze(compiled);
 }
 
-function compileBooleanFlag(flag: FlagDefinition, segments: ReadonlyMap<string, Segment>): CompiledBooleanFlag {
-  const rollouts = flag.rollouts.map((r) => compileRollout(flag, r, segments));
+function boundsChild(node: BoundsNode, bound: number): BoundsNode {
+  let next = node.next;
+  if (next === null) next = node.next = new Map();
+  let child = next.get(bound);
+  if (child === undefined) {
+    child = { list: null, next: null };
+    next.set(bound, child);
+  }
+  return child;
+}
+
+/** The bound list of a trie node reached for the first time (recomputed from the distributions, as compileRule does). */
+function boundsList(node: BoundsNode, ds: Rule['distributions'], n: number): readonly number[] {
+  const list = new Array<number>(n);
+  let upper = 0;
+  let j = 0;
+  for (let i = 0; i < ds.length; i++) {
+    const rollout = Math.fround(ds[i].rollout);
+    if (!(rollout > 0)) continue;
+    upper += Math.trunc(Math.fround(rollout * 10));
+    list[j++] = upper;
+  }
+  node.list = Object.freeze(list);
+  return node.list;
+}
+
+function compileBooleanFlag(flag: FlagDefinition, segments: ReadonlyMap<string, Segment>, shared: NamespaceShared): CompiledBooleanFlag {
+  const declared = flag.rollouts;
+  const rollouts = new Array<CompiledRollout>(declared.length);
+  for (let i = 0; i < declared.length; i++) rollouts[i] = compileRollout(flag, declared[i], segments, shared);
   return Object.freeze({
-    rollouts: Object.freeze(rollouts),
+    rollouts: declared.length === 0 ? NO_ROLLOUTS : Object.freeze(rollouts),
     fallThrough: Object.freeze(booleanResult(flag.key, flag.enabled, 'DEFAULT_EVALUATION_REASON', NO_KEYS)),
     matcher: newMatcherCell<BooleanResult>(),
   });
@@ -320,12 +407,16 @@ function compileBooleanFlag(flag: FlagDefinition, segments: ReadonlyMap<string, 
 
 const NO_SEGMENTS: readonly CompiledSegment[] = Object.freeze([]);
 const NO_PARTS: SetParts = Object.freeze({ segments: NO_SEGMENTS, allKeys: NO_KEYS, unknownType: false });
+const NO_BOUNDS: readonly number[] = Object.freeze([]);
+const NO_RESULTS: readonly VariantResult[] = Object.freeze([]);
+const NO_RULES: readonly CompiledRule[] = Object.freeze([]);
+const NO_ROLLOUTS: readonly CompiledRollout[] = Object.freeze([]);
 
 function newMatcherCell<R>(): MatcherCell<R> {
   return { fn: null, calls: 0 };
 }
 
-function compileRollout(flag: FlagDefinition, rollout: Rollout, segments: ReadonlyMap<string, Segment>): CompiledRollout {
+function compileRollout(flag: FlagDefinition, rollout: Rollout, segments: ReadonlyMap<string, Segment>, shared: NamespaceShared): CompiledRollout {
   // Flipt tests the threshold first, then the segment; a rollout with neither is skipped.
   if (rollout.threshold) {
     const { percentage, value } = rollout.threshold;
@@ -342,7 +433,7 @@ function compileRollout(flag: FlagDefinition, rollout: Rollout, segments: Readon
   }
   if (rollout.segment) {
     const s = rollout.segment;
-    const set = compileSegmentSet(flag, s.segmentKey, s.segmentKeys, segments, 'rollout', rollout.rank);
+    const set = compileSegmentSet(flag, s.segmentKey, s.segmentKeys, segments, shared, 'rollout', rollout.rank);
     return Object.freeze({
       segments: set.segments,
       and: s.segmentOperator === 'AND_SEGMENT_OPERATOR',
@@ -372,40 +463,77 @@ function compileSegmentSet(
   key: string,
   keys: readonly string[],
   segments: ReadonlyMap<string, Segment>,
+  shared: NamespaceShared,
   where: string,
   rank: number,
 ): SetParts {
-  if (key !== '' || keys.length === 1) return compileSegment(flag, segments, key !== '' ? key : keys[0], where, rank);
+  if (key !== '' || keys.length === 1) return compileSegment(flag, segments, shared, key !== '' ? key : keys[0], where, rank);
   const n = keys.length;
   if (n === 0) return NO_PARTS;
-  const compiled = new Array<CompiledSegment>(n);
-  const allKeys = new Array<string>(n);
+  // The distinct segments in declared order, in a reused scratch array (Flipt keys them by segment
+  // key, so duplicates collapse; a key names one segment, so equal keys give the same object).
+  const found = scratch;
   let m = 0;
   let unknownType = false;
   for (let i = 0; i < n; i++) {
-    const k = keys[i];
+    const c = compileSegment(flag, segments, shared, keys[i], where, rank).segments[0];
     // Sets hold a handful of keys: a linear scan beats allocating a Set per rule.
     let seen = false;
-    for (let x = 0; x < m; x++) if (allKeys[x] === k) seen = true;
+    for (let x = 0; x < m; x++) if (found[x] === c) seen = true;
     if (seen) continue;
-    const c = compileSegment(flag, segments, k, where, rank).segments[0];
-    compiled[m] = c;
-    allKeys[m] = k;
-    m++;
+    found[m++] = c;
     if (c.unknownType) unknownType = true;
   }
-  if (m < n) {
-    // Duplicate keys collapsed (Flipt keys them by segment key).
-    compiled.length = m;
-    allKeys.length = m;
+  // Flags of a namespace often name the same segments together: equal lists share one set,
+  // found by the first segment's object (no key string is built or hashed).
+  let candidates = shared.multi.get(found[0]);
+  if (candidates === undefined) {
+    candidates = [];
+    shared.multi.set(found[0], candidates);
+  } else {
+    for (let j = 0; j < candidates.length; j++) {
+      const held = candidates[j].segments;
+      if (held.length !== m) continue;
+      let same = true;
+      for (let x = 1; x < m; x++) if (held[x] !== found[x]) same = false;
+      if (same) return candidates[j];
+    }
   }
-  return { segments: Object.freeze(compiled), allKeys: Object.freeze(allKeys), unknownType };
+  const compiled = new Array<CompiledSegment>(m);
+  const allKeys = new Array<string>(m);
+  for (let x = 0; x < m; x++) {
+    compiled[x] = found[x];
+    allKeys[x] = found[x].key;
+  }
+  const parts: SetParts = Object.freeze({ segments: Object.freeze(compiled), allKeys: Object.freeze(allKeys), unknownType });
+  candidates.push(parts);
+  return parts;
 }
 
+/**
+ * compileSegmentSet's work array (compilation is synchronous and not re-entrant). It may keep a
+ * few compiled segments of the last build alive: a few hundred bytes.
+ */
+const scratch: CompiledSegment[] = [];
+
 /** The one-segment set of the segment named `key`, compiled on first use. */
-function compileSegment(flag: FlagDefinition, segments: ReadonlyMap<string, Segment>, key: string, where: string, rank: number): SetParts {
+function compileSegment(
+  flag: FlagDefinition,
+  segments: ReadonlyMap<string, Segment>,
+  shared: NamespaceShared,
+  key: string,
+  where: string,
+  rank: number,
+): SetParts {
+  // A snapshot's segment map cannot change: what a key named once it names for good.
+  if (shared.immutable) {
+    const known = shared.sets.get(key);
+    if (known !== undefined) return known;
+  }
   const segment = segments.get(key);
   if (!segment) throw new Error(`compileFlag: flag ${flag.namespaceKey}/${flag.key} ${where} ${rank} references unknown segment "${key}"`);
+  const known = shared.sets.get(key);
+  if (known !== undefined && known.source === segment) return known;
   let parts = compiledSegments.get(segment);
   if (!parts) {
     const n = segment.constraints.length;
@@ -413,7 +541,7 @@ function compileSegment(flag: FlagDefinition, segments: ReadonlyMap<string, Segm
     let m = 0;
     for (let i = 0; i < n; i++) {
       const k = segment.constraints[i];
-      const x = compileConstraint(k.type, k.operator, k.property, k.value);
+      const x = sharedConstraint(shared, k.type, k.operator, k.property, k.value);
       if (x !== null) constraints[m++] = x;
     }
     if (m < n) constraints.length = m;
@@ -423,10 +551,23 @@ function compileSegment(flag: FlagDefinition, segments: ReadonlyMap<string, Segm
       constraints: Object.freeze(constraints),
       unknownType: m < n,
     });
-    parts = Object.freeze({ segments: Object.freeze([c]), allKeys: Object.freeze([segment.key]), unknownType: c.unknownType });
+    parts = Object.freeze({ segments: Object.freeze([c]), allKeys: Object.freeze([segment.key]), unknownType: c.unknownType, source: segment });
     compiledSegments.set(segment, parts);
   }
+  shared.sets.set(key, parts);
   return parts;
+}
+
+/** Equal constraints (same type, operator, property and value) compile to one shared object. */
+function sharedConstraint(shared: NamespaceShared, type: string, operator: string, property: string, value: string): CompiledConstraint | null {
+  // Length-prefixed fields: two different quadruples never make the same id.
+  const id = `${type.length}:${type}${operator.length}:${operator}${property.length}:${property}${value}`;
+  let c = shared.constraints.get(id);
+  if (c === undefined) {
+    c = compileConstraint(type, operator, property, value);
+    shared.constraints.set(id, c);
+  }
+  return c;
 }
 
 /** null for a comparison type Flipt does not know (its evaluator answers "unknown constraint type"). */
@@ -497,9 +638,10 @@ export function compileConstraint(type: string, operator: string, property: stri
 
 function findVariant(flag: FlagDefinition, id: string, key: string): Variant {
   // Flipt resolves a distribution to the first variant with that key.
-  const v = flag.variants.find((x) => x.id === id) ?? flag.variants.find((x) => x.key === key);
-  if (!v) throw new Error(`compileFlag: flag ${flag.namespaceKey}/${flag.key} references unknown variant "${key}"`);
-  return v;
+  const vs = flag.variants;
+  for (let i = 0; i < vs.length; i++) if (vs[i].id === id) return vs[i];
+  for (let i = 0; i < vs.length; i++) if (vs[i].key === key) return vs[i];
+  throw new Error(`compileFlag: flag ${flag.namespaceKey}/${flag.key} references unknown variant "${key}"`);
 }
 
 function frozenVariant(

@@ -17,13 +17,15 @@ export function decideRule(flag: CompiledFlag, v: CompiledVariantFlag, rule: Com
   const bounds = rule.bounds;
   const all = keys === rule.allKeys;
   if (bounds.length === 0) {
-    return all ? rule.noDistributions : variantResult(flag.key, true, keys, 'MATCH_EVALUATION_REASON', v.defaultKey, v.defaultAttachment);
+    return all ? rule.noDistributions! : variantResult(flag.key, true, keys, 'MATCH_EVALUATION_REASON', v.defaultKey, v.defaultAttachment);
   }
   const bucket = variantBucket(flag.keyCrc, entityId);
   for (let i = 0; i < bounds.length; i++) {
     if (bucket < bounds[i]) {
-      return all ? rule.hits[i] : variantResult(flag.key, true, keys, 'MATCH_EVALUATION_REASON', rule.variantKeys[i], rule.attachments[i]);
+      const hit = rule.hits[i];
+      return all ? hit : variantResult(flag.key, true, keys, 'MATCH_EVALUATION_REASON', hit.variantKey, hit.variantAttachment);
     }
   }
-  return all ? rule.miss : variantResult(flag.key, false, keys, v.baseReason, v.defaultKey, v.defaultAttachment);
+  // Reached only when the last bound is below 1000, where `miss` is built.
+  return all ? rule.miss! : variantResult(flag.key, false, keys, v.baseReason, v.defaultKey, v.defaultAttachment);
 }

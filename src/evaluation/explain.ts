@@ -182,16 +182,16 @@ function variantExplanation(snapshot: Snapshot, flag: Flag, req: EvaluationReque
     }
     const value = variantBucket(compiled.keyCrc, req.entityId);
     const distributions: DistributionExplanation[] = rule.bounds.map((to, i) => ({
-      variantKey: rule.variantKeys[i],
+      variantKey: rule.hits[i]!.variantKey,
       from: i === 0 ? 0 : rule.bounds[i - 1],
       to,
     }));
     const hit = distributions.findIndex((d) => value >= d.from && value < d.to);
-    rules.push({ rank, segments: set, bucket: { value, distributions, variantKey: hit < 0 ? null : rule.variantKeys[hit] }, decided: true });
+    rules.push({ rank, segments: set, bucket: { value, distributions, variantKey: hit < 0 ? null : rule.hits[hit]!.variantKey }, decided: true });
     const result =
       hit < 0
         ? variantResult(flag.key, false, keys, v.baseReason, v.defaultKey, v.defaultAttachment)
-        : variantResult(flag.key, true, keys, 'MATCH_EVALUATION_REASON', rule.variantKeys[hit], rule.attachments[hit]);
+        : variantResult(flag.key, true, keys, 'MATCH_EVALUATION_REASON', rule.hits[hit]!.variantKey, rule.hits[hit]!.variantAttachment);
     return { ...common, rules, decision: { by: 'rule', rank, outcome: hit < 0 ? 'outside-distributions' : 'distribution' }, result };
   }
   return {

@@ -50,5 +50,5 @@ export function interpretVariant(flag: CompiledFlag, v: CompiledVariantFlag, ent
     const keys = matchSegmentSet(rule, entityId, context);
     if (keys !== null) return decideRule(flag, v, rule, entityId, keys);
   }
-  return v.noMatch;
+  return v.noMatch!;
 }
