@@ -225,6 +225,23 @@ export function writeFixedLine(logger: Logger, level: Level, fields: string, msg
   return true;
 }
 
+/**
+ * writeFixedLine for one level and message, with the sink looked up once: undefined when the
+ * logger was not made by createLogger. The returned function checks nothing: the caller checks
+ * the level first. The logger's bindings are read at each call (they are one property read).
+ */
+export function fixedLineWriter(logger: Logger, level: Level, msg: string): ((fields: string) => void) | undefined {
+  const sink = (logger as unknown as Record<symbol, FixedLineSink | undefined>)[FIXED_LINE];
+  if (sink === undefined) return undefined;
+  const head = `{"level":"${level}","time":"`;
+  const tail = `,"msg":${quote(msg)}}\n`;
+  const holder = logger as unknown as Record<symbol, string>;
+  const chindings = pino.symbols.chindingsSym;
+  return (fields) => {
+    sink.write(`${head}${isoTimestamp()}"${holder[chindings] ?? ''},${fields}${tail}`);
+  };
+}
+
 export function createLogger(opts: CreateLoggerOptions): Logger {
   const buffered = opts.destination === undefined && opts.encoding === 'json' ? new BufferedLineDestination({ fd: 1 }) : undefined;
   const out = opts.destination ?? buffered ?? process.stdout;

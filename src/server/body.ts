@@ -181,7 +181,8 @@ function checkContentHeaders(req: IncomingMessage): void {
     throw new VexilError(Code.InvalidArgument, `unsupported content encoding "${encoding}"`, { httpStatus: 415 });
   }
   const type = req.headers['content-type'];
-  if (type === undefined) return;
+  // A charset is a parameter: no ';', nothing to check (the usual `application/json`).
+  if (type === undefined || !type.includes(';')) return;
   const m = /;\s*charset\s*=\s*"?([^";\s]*)"?/i.exec(type);
   if (m && !UTF8_CHARSETS.has(m[1]!.toLowerCase())) {
     throw new VexilError(Code.InvalidArgument, `unsupported charset "${m[1]}": bodies must be UTF-8`, { httpStatus: 415 });
@@ -205,6 +206,16 @@ function decodeUtf8(bytes: Buffer): string {
  * but everything that walks the result recursively afterwards would not.
  */
 export function parseJsonText(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  // Valid JSON nested deeper than maxDepth needs at least 2 * (maxDepth + 1) characters (every
+  // level opens and closes), so a shorter text (a typical evaluation body) that parses needs no
+  // depth scan. The order of the checks is unchanged: empty, then too deep, then syntax.
+  if (text.length < 2 * (maxDepth + 1)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      // answered below, exactly as for a long text
+    }
+  }
   if (text.trim() === '') return {};
   if (jsonDepthExceeds(text, maxDepth)) throw new VexilError(Code.InvalidArgument, `malformed JSON body: nesting deeper than ${maxDepth} levels`);
   try {

@@ -21,9 +21,9 @@ import type { SnapshotStore } from '../store/types.js';
 import { readJson, readJsonWith } from './body.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
 import type { Health } from './health.js';
-import type { ServerMetrics } from './metrics.js';
-import { requestIdFor, requestLine, writeRequestLine } from './request-log.js';
-import { evaluationResponse, parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation } from './routes/evaluation.js';
+import type { HistogramSeries, ServerMetrics } from './metrics.js';
+import { requestIdFor, requestLine, requestLineWriter, writeRequestLine } from './request-log.js';
+import { evaluationResponseJson, parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation } from './routes/evaluation.js';
 import { checkPathEncoding, parseQueryString } from './url.js';
 
 export interface FastPathDeps {
@@ -74,6 +74,14 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function createFastPath(deps: FastPathDeps): FastPath {
   const { store, metrics, health, logger, gates, cookie } = deps;
+  const requestLines = requestLineWriter(logger, 'POST');
+  /** The request histogram's series of each route pattern's 200s, in this server's metrics. */
+  const okSeries = new Map<string, HistogramSeries>();
+  const observeOk = (pattern: string, seconds: number): void => {
+    let series = okSeries.get(pattern);
+    if (series === undefined) okSeries.set(pattern, (series = metrics.requestSeries({ method: 'POST', route: pattern, status: 200 })));
+    series.observe(seconds);
+  };
 
   /**
    * One request on its way through. When no authentication gate needs to look at the request
@@ -100,6 +108,11 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     ) {
       this.requestId = requestIdFor(req.headers['x-request-id'] as string | undefined);
       this.startedAt = process.hrtime.bigint();
+    }
+
+    /** The request id when the server made it up (it then also names the response body). */
+    get generatedId(): string | undefined {
+      return this.requestId !== this.req.headers['x-request-id'] ? this.requestId : undefined;
     }
 
     log(): Logger {
@@ -159,8 +172,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       let body: string;
       try {
         this.snapshot = snapshot;
-        const out = evaluationResponse(p, snapshot, this.startedAt, metrics);
-        body = this.pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out);
+        body = evaluationResponseJson(p, snapshot, this.startedAt, metrics, this.pretty, this.generatedId);
       } catch (err) {
         this.onError(err);
         return;
@@ -178,10 +190,10 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     answer(status: number, body: string, headers: Record<string, string> | undefined): void {
       const { req, res, requestId } = this;
       const seconds = Number(process.hrtime.bigint() - this.startedAt) / 1e9;
-      metrics.observeRequest({ method: 'POST', route: this.matched ? this.route.pattern : 'unmatched', status }, seconds);
-      const line = requestLine('POST', this.url, status, seconds, req.socket.remoteAddress);
-      if (this.child !== undefined) writeRequestLine(this.child, line);
-      else writeRequestLine(logger, line, requestId);
+      if (status === 200) observeOk(this.route.pattern, seconds);
+      else metrics.observeRequest({ method: 'POST', route: this.matched ? this.route.pattern : 'unmatched', status }, seconds);
+      if (this.child !== undefined) writeRequestLine(this.child, requestLine('POST', this.url, status, seconds, req.socket.remoteAddress));
+      else requestLines(status, this.url, seconds, req.socket.remoteAddress, requestId);
       if (res.destroyed || res.writableEnded) return;
       // A flat [name, value, ...] list goes to the socket without building a header map.
       const head: string[] = [

@@ -6,10 +6,16 @@ import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
 import type { SnapshotStore } from '../store/types.js';
 import { LabelledCounter, LabelledHistogram, type CounterSeries, type HistogramSeries } from './labelled-metrics.js';
 
+export type { CounterSeries, HistogramSeries } from './labelled-metrics.js';
+
 export interface ServerMetrics {
   readonly registry: Registry;
   observeRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
   countEvaluation(labels: { namespace: string; flag: string; type: string; reason: string }): void;
+  /** The series observeRequest would observe for these labels (callers may keep it). */
+  requestSeries(labels: { method: string; route: string; status: number }): HistogramSeries;
+  /** The series countEvaluation would count for these labels (callers may keep it). */
+  evaluationSeries(labels: { namespace: string; flag: string; type: string; reason: string }): CounterSeries;
   /** Stop listening to the store. */
   dispose(): void;
 }
@@ -83,34 +89,39 @@ export function createServerMetrics(store: SnapshotStore, opts: { defaultMetrics
   const requestSeries = new Map<string, Map<number, Map<string, HistogramSeries>>>();
   const evaluationSeries = new Map<string, Map<string, Map<string, Map<string, CounterSeries>>>>();
 
+  const requestSeriesOf = (labels: { method: string; route: string; status: number }): HistogramSeries => {
+    let byStatus = requestSeries.get(labels.route);
+    if (byStatus === undefined) requestSeries.set(labels.route, (byStatus = new Map()));
+    let byMethod = byStatus.get(labels.status);
+    if (byMethod === undefined) byStatus.set(labels.status, (byMethod = new Map()));
+    let series = byMethod.get(labels.method);
+    if (series === undefined) {
+      series = requestDuration.series({ method: labels.method, route: labels.route, status: String(labels.status) });
+      byMethod.set(labels.method, series);
+    }
+    return series;
+  };
+  const evaluationSeriesOf = (labels: { namespace: string; flag: string; type: string; reason: string }): CounterSeries => {
+    let byFlag = evaluationSeries.get(labels.namespace);
+    if (byFlag === undefined) evaluationSeries.set(labels.namespace, (byFlag = new Map()));
+    let byType = byFlag.get(labels.flag);
+    if (byType === undefined) byFlag.set(labels.flag, (byType = new Map()));
+    let byReason = byType.get(labels.type);
+    if (byReason === undefined) byType.set(labels.type, (byReason = new Map()));
+    let series = byReason.get(labels.reason);
+    if (series === undefined) {
+      series = evaluations.series({ namespace: labels.namespace, flag: labels.flag, type: labels.type, reason: labels.reason });
+      byReason.set(labels.reason, series);
+    }
+    return series;
+  };
+
   return {
     registry,
-    observeRequest: (labels, seconds) => {
-      let byStatus = requestSeries.get(labels.route);
-      if (byStatus === undefined) requestSeries.set(labels.route, (byStatus = new Map()));
-      let byMethod = byStatus.get(labels.status);
-      if (byMethod === undefined) byStatus.set(labels.status, (byMethod = new Map()));
-      let series = byMethod.get(labels.method);
-      if (series === undefined) {
-        series = requestDuration.series({ method: labels.method, route: labels.route, status: String(labels.status) });
-        byMethod.set(labels.method, series);
-      }
-      series.observe(seconds);
-    },
-    countEvaluation: (labels) => {
-      let byFlag = evaluationSeries.get(labels.namespace);
-      if (byFlag === undefined) evaluationSeries.set(labels.namespace, (byFlag = new Map()));
-      let byType = byFlag.get(labels.flag);
-      if (byType === undefined) byFlag.set(labels.flag, (byType = new Map()));
-      let byReason = byType.get(labels.type);
-      if (byReason === undefined) byType.set(labels.type, (byReason = new Map()));
-      let series = byReason.get(labels.reason);
-      if (series === undefined) {
-        series = evaluations.series({ namespace: labels.namespace, flag: labels.flag, type: labels.type, reason: labels.reason });
-        byReason.set(labels.reason, series);
-      }
-      series.inc();
-    },
+    observeRequest: (labels, seconds) => requestSeriesOf(labels).observe(seconds),
+    countEvaluation: (labels) => evaluationSeriesOf(labels).inc(),
+    requestSeries: requestSeriesOf,
+    evaluationSeries: evaluationSeriesOf,
     dispose: unsubscribe,
   };
 }

@@ -23,3 +23,14 @@ t.test('strict query parsing', async (t) => {
   t.throws(() => parseQueryString('a=%zz'), { message: 'invalid percent-encoding in query' });
   t.throws(() => parseQueryString('%E0%A4%A=1'), { message: 'invalid percent-encoding in query' });
 });
+
+t.test('parseJsonText: short texts skip the depth scan without changing any answer', async (t) => {
+  // At maxDepth 2 a valid text deeper than 2 has at least 6 characters.
+  t.same(parseJsonText('[[]]', 2), [[]]);
+  t.same(parseJsonText('[[1]]', 2), [[1]]);
+  t.throws(() => parseJsonText('[[[]]]', 2), { message: 'malformed JSON body: nesting deeper than 2 levels' });
+  t.throws(() => parseJsonText('[[[', 2), { message: 'malformed JSON body: nesting deeper than 2 levels' }, 'too deep wins over malformed');
+  t.throws(() => parseJsonText('[[', 2), { message: /^malformed JSON body: (?!nesting)/ });
+  t.same(parseJsonText('  ', 2), {}, 'blank is {}');
+  t.same(parseJsonText('{"a":{"b":"x"}}'), { a: { b: 'x' } });
+});

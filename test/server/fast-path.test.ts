@@ -124,3 +124,28 @@ t.test('the fast path and the Koa path answer alike', async (t) => {
   t.equal(fastReq, koaReq, 'same request histogram series and counts');
   t.match(fastReq, /route="\/evaluate\/v1\/namespaces\/:namespaceKey\/variant"/);
 });
+
+t.test('two fast-path servers in one process count into their own metrics', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'vexil-fast2-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  cpSync(join(FIXTURES, 'api'), dir, { recursive: true });
+  const config = loadConfig({ env: {}, cwd: dir, defaultLocalPath: dir });
+  const store = createSnapshotStore({ source: createLocalSource({ path: dir, maxFileSize: config.storage.max_file_size }), debounceMs: 20 });
+  t.teardown(() => store.close());
+  await store.start();
+  const common = { store, config, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0 };
+  const a = await startHttpServer({ ...common });
+  t.teardown(() => a.close());
+  const b = await startHttpServer({ ...common });
+  t.teardown(() => b.close());
+  const body = JSON.stringify({ flagKey: 'color', entityId: 'u1' });
+  for (const [server, n] of [[a, 2], [b, 3]] as const) {
+    for (let i = 0; i < n; i++) t.equal((await fetch(`${server.url}/evaluate/v1/variant`, { method: 'POST', body })).status, 200);
+  }
+  for (const [server, n] of [[a, 2], [b, 3]] as const) {
+    const req = await server.app.vexil.metrics.registry.getSingleMetricAsString('vexil_http_request_duration_seconds');
+    t.match(req, new RegExp(`vexil_http_request_duration_seconds_count\\{[^}]*route="/evaluate/v1/variant"[^}]*\\} ${n}(\\n|$)`));
+    const evals = await server.app.vexil.metrics.registry.getSingleMetricAsString('vexil_evaluations_total');
+    t.match(evals, new RegExp(`flag="color"[^}]*\\} ${n}(\\n|$)`));
+  }
+});

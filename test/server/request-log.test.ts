@@ -1,6 +1,8 @@
 import { Writable } from 'node:stream';
 import t from 'tap';
 import { pino } from 'pino';
+import { createLogger } from '../../src/logger.js';
+import { requestLine, requestLineWriter, writeRequestLine } from '../../src/server/request-log.js';
 import { post, startTestServer } from './support.js';
 
 t.test('request logs: one line per request, level by status, no secrets', async (t) => {
@@ -28,4 +30,31 @@ t.test('request logs: one line per request, level by status, no secrets', async 
   t.match(second, { level: 40, status: 400 }, '4xx logs at warn');
   const all = JSON.stringify(lines);
   t.notMatch(all, /sekrit/, 'no Authorization or cookie value in any log line');
+});
+
+t.test('requestLineWriter writes the line writeRequestLine writes, byte for byte', async (t) => {
+  const out: string[] = [];
+  const destination = { write: (s: string) => void out.push(s) };
+  const logger = createLogger({ level: 'info', encoding: 'json', destination });
+  const write = requestLineWriter(logger, 'POST');
+  const cases: Array<[number, string, number, string | undefined, string]> = [
+    [200, '/evaluate/v1/variant', 0.000123456, '127.0.0.1', 'a7d0c1de-0000-4000-8000-000000000001'],
+    [200, '/evaluate/v1/variant', 0.0021, '127.0.0.1', 'id-2'],
+    [404, '/evaluate/v1/variant?x="y"', 0.5, '::1', 'id-3'],
+    [500, `/evaluate/v1/${'é'.repeat(2100)}`, 1, undefined, 'id-4'],
+    [200, '/evaluate/v1/boolean', 0, '10.0.0.\u2028', 'id-5'],
+  ];
+  const noTime = (s: string) => s.replace(/"time":"[^"]*"/, '"time":""');
+  for (const [status, url, seconds, remote, id] of cases) {
+    write(status, url, seconds, remote, id);
+    writeRequestLine(logger, requestLine('POST', url, status, seconds, remote), id);
+    t.equal(out.length % 2, 0);
+    const [mine, theirs] = out.slice(-2);
+    t.equal(noTime(mine!), noTime(theirs!), `${status} ${url.slice(0, 30)}`);
+    t.equal(JSON.parse(mine!).reqId, id);
+  }
+  const quiet = createLogger({ level: 'error', encoding: 'json', destination });
+  const before = out.length;
+  requestLineWriter(quiet, 'POST')(200, '/x', 0.001, '127.0.0.1', 'id');
+  t.equal(out.length, before, 'below the level: nothing written');
 });

@@ -12,12 +12,13 @@ import type { SnapshotStore } from '../../store/types.js';
 import { asJsonObject, readJson } from '../body.js';
 import type { AppRouterContext, AppState } from '../context.js';
 import { isoTimestamp } from '../clock.js';
-import type { ServerMetrics } from '../metrics.js';
-import { sendJson } from '../respond.js';
+import { jsonNumber, jsonStrings, quote } from '../json.js';
+import type { CounterSeries, ServerMetrics } from '../metrics.js';
+import { sendJsonText } from '../respond.js';
 import { parseBatchRequest, parseEvaluationRequest, type ParsedBatchRequest, type ParsedEvaluationRequest } from '../validate-request.js';
 import { readSnapshot } from './snapshot.js';
 
-interface Timing {
+export interface Timing {
   requestDurationMillis: number;
   timestamp: string;
 }
@@ -29,7 +30,7 @@ function timing(startedAt: bigint): Timing {
   };
 }
 
-function variantBody(r: VariantResult, requestId: string, t: Timing, flagKey: string) {
+export function variantBody(r: VariantResult, requestId: string, t: Timing, flagKey: string) {
   return {
     match: r.match,
     segmentKeys: [...r.segmentKeys],
@@ -43,7 +44,7 @@ function variantBody(r: VariantResult, requestId: string, t: Timing, flagKey: st
   };
 }
 
-function booleanBody(r: BooleanResult, requestId: string, t: Timing) {
+export function booleanBody(r: BooleanResult, requestId: string, t: Timing) {
   return {
     enabled: r.enabled,
     reason: r.reason,
@@ -53,6 +54,65 @@ function booleanBody(r: BooleanResult, requestId: string, t: Timing) {
     flagKey: r.flagKey,
     segmentKeys: [...r.segmentKeys],
   };
+}
+
+/**
+ * The JSON text of a variant or boolean response, exactly `JSON.stringify(variantBody(...))` /
+ * `JSON.stringify(booleanBody(...))`, built from cached fragments: everything before
+ * `"requestId"` and (for booleans) after `"timestamp"` depends on the result alone, and the
+ * evaluator returns the same frozen result objects again and again (compile.ts precomputes
+ * them), so their fragments are serialised once per result object. Results made per call (not
+ * frozen) are serialised each time, the same way.
+ */
+interface Fragments {
+  /** `{...,"requestId":` */
+  readonly head: string;
+  /** From `,"flagKey":` to the closing brace. */
+  readonly tail: string;
+}
+
+const variantFragments = new WeakMap<VariantResult, Fragments>();
+const booleanFragments = new WeakMap<BooleanResult, Fragments>();
+
+function variantFragmentsOf(r: VariantResult): Fragments {
+  let f = variantFragments.get(r);
+  if (f !== undefined) return f;
+  f = {
+    head:
+      `{"match":${r.match ? 'true' : 'false'},"segmentKeys":${jsonStrings(r.segmentKeys)},"reason":${quote(r.reason)},` +
+      `"variantKey":${quote(r.variantKey)},"variantAttachment":${quote(r.variantAttachment)},"requestId":`,
+    tail: `,"flagKey":${quote(r.flagKey)}}`,
+  };
+  if (Object.isFrozen(r)) variantFragments.set(r, f);
+  return f;
+}
+
+function booleanFragmentsOf(r: BooleanResult): Fragments {
+  let f = booleanFragments.get(r);
+  if (f !== undefined) return f;
+  f = {
+    head: `{"enabled":${r.enabled ? 'true' : 'false'},"reason":${quote(r.reason)},"requestId":`,
+    tail: `,"flagKey":${quote(r.flagKey)},"segmentKeys":${jsonStrings(r.segmentKeys)}}`,
+  };
+  if (Object.isFrozen(r)) booleanFragments.set(r, f);
+  return f;
+}
+
+/** The request-dependent middle: `"<id>","requestDurationMillis":<n>,"timestamp":"<t>"`. */
+function middle(requestId: string, t: Timing): string {
+  // The timestamp is an ISO string: nothing in it needs escaping.
+  return `${quote(requestId)},"requestDurationMillis":${jsonNumber(t.requestDurationMillis)},"timestamp":"${t.timestamp}"`;
+}
+
+export function variantJson(r: VariantResult, requestId: string, t: Timing, flagKey: string): string {
+  const f = variantFragmentsOf(r);
+  const tail = flagKey === r.flagKey ? f.tail : `,"flagKey":${quote(flagKey)}}`;
+  return f.head + middle(requestId, t) + tail;
+}
+
+export function booleanJson(r: BooleanResult, requestId: string, t: Timing): string {
+  const f = booleanFragmentsOf(r);
+  return f.head + middle(requestId, t) + f.tail;
 }
 
 /** Label values for the evaluation counter, bounded by what exists in the snapshot. */
@@ -99,44 +159,67 @@ function countError(metrics: ServerMetrics, snapshot: Snapshot, req: EvaluationR
 }
 
 /**
+ * The evaluation counter's series of a successful evaluation, kept per result object: a result
+ * that came back names its flag and reason, and its namespace (which exists, or the evaluation
+ * would have failed) is the request's. A result object shared between namespaces (equal flags)
+ * is looked up again when the namespace differs.
+ */
+const seriesByResult = new WeakMap<object, { namespace: string; metrics: ServerMetrics; series: CounterSeries }>();
+
+function countSuccess(metrics: ServerMetrics, snapshot: Snapshot, req: EvaluationRequest, result: VariantResult | BooleanResult, type: 'variant' | 'boolean'): void {
+  const namespace = req.namespaceKey === '' ? 'default' : req.namespaceKey;
+  const cached = seriesByResult.get(result);
+  if (cached !== undefined && cached.namespace === namespace && cached.metrics === metrics) {
+    cached.series.inc();
+    return;
+  }
+  const series = metrics.evaluationSeries({ namespace: namespaceLabel(snapshot, req), flag: result.flagKey, type, reason: result.reason });
+  if (Object.isFrozen(result)) seriesByResult.set(result, { namespace, metrics, series });
+  series.inc();
+}
+
+function evaluateVariantCounted(snapshot: Snapshot, parsed: ParsedEvaluationRequest, metrics: ServerMetrics): VariantResult {
+  let result: VariantResult;
+  try {
+    result = evaluateVariant(snapshot, parsed.request);
+  } catch (err) {
+    countError(metrics, snapshot, parsed.request, err);
+    throw err;
+  }
+  countSuccess(metrics, snapshot, parsed.request, result, 'variant');
+  return result;
+}
+
+function evaluateBooleanCounted(snapshot: Snapshot, parsed: ParsedEvaluationRequest, metrics: ServerMetrics): BooleanResult {
+  let result: BooleanResult;
+  try {
+    result = evaluateBoolean(snapshot, parsed.request);
+  } catch (err) {
+    countError(metrics, snapshot, parsed.request, err);
+    throw err;
+  }
+  countSuccess(metrics, snapshot, parsed.request, result, 'boolean');
+  return result;
+}
+
+/**
  * Evaluates against the request's one snapshot, counts the evaluations and returns the response
  * object (the caller serialises it). `startedAt` is when the request entered the server.
+ * `requestId` is the request's own id when the server generated it (a fresh UUID): a response
+ * whose body names no `requestId` carries that one, so body, `X-Request-Id` and log line agree;
+ * without it a fresh UUID is generated.
  */
-export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, startedAt: bigint, metrics: ServerMetrics): object {
+export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, startedAt: bigint, metrics: ServerMetrics, requestId?: string): object {
   switch (p.kind) {
     case 'variant': {
       const parsed = p.parsed;
-      let result: VariantResult;
-      try {
-        result = evaluateVariant(snapshot, parsed.request);
-      } catch (err) {
-        countError(metrics, snapshot, parsed.request, err);
-        throw err;
-      }
-      metrics.countEvaluation({
-        namespace: namespaceLabel(snapshot, parsed.request),
-        flag: result.flagKey,
-        type: 'variant',
-        reason: result.reason,
-      });
-      return variantBody(result, parsed.requestId || randomUUID(), timing(startedAt), parsed.request.flagKey);
+      const result = evaluateVariantCounted(snapshot, parsed, metrics);
+      return variantBody(result, parsed.requestId || requestId || randomUUID(), timing(startedAt), parsed.request.flagKey);
     }
     case 'boolean': {
       const parsed = p.parsed;
-      let result: BooleanResult;
-      try {
-        result = evaluateBoolean(snapshot, parsed.request);
-      } catch (err) {
-        countError(metrics, snapshot, parsed.request, err);
-        throw err;
-      }
-      metrics.countEvaluation({
-        namespace: namespaceLabel(snapshot, parsed.request),
-        flag: result.flagKey,
-        type: 'boolean',
-        reason: result.reason,
-      });
-      return booleanBody(result, parsed.requestId || randomUUID(), timing(startedAt));
+      const result = evaluateBooleanCounted(snapshot, parsed, metrics);
+      return booleanBody(result, parsed.requestId || requestId || randomUUID(), timing(startedAt));
     }
     case 'batch': {
       const parsed = p.parsed;
@@ -163,12 +246,39 @@ export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, star
         }
       });
       return {
-        requestId: parsed.requestId || randomUUID(),
+        requestId: parsed.requestId || requestId || randomUUID(),
         responses,
         requestDurationMillis: t.requestDurationMillis,
       };
     }
   }
+}
+
+/**
+ * evaluationResponse as the response's JSON text (indented under `pretty`). Variant and boolean
+ * answers are written from cached fragments (variantJson, booleanJson): the same text
+ * JSON.stringify would give, without serialising the constant part of a result each time.
+ */
+export function evaluationResponseJson(
+  p: ParsedEvaluation,
+  snapshot: Snapshot,
+  startedAt: bigint,
+  metrics: ServerMetrics,
+  pretty: boolean,
+  requestId?: string,
+): string {
+  if (!pretty) {
+    if (p.kind === 'variant') {
+      const result = evaluateVariantCounted(snapshot, p.parsed, metrics);
+      return variantJson(result, p.parsed.requestId || requestId || randomUUID(), timing(startedAt), p.parsed.request.flagKey);
+    }
+    if (p.kind === 'boolean') {
+      const result = evaluateBooleanCounted(snapshot, p.parsed, metrics);
+      return booleanJson(result, p.parsed.requestId || requestId || randomUUID(), timing(startedAt));
+    }
+  }
+  const out = evaluationResponse(p, snapshot, startedAt, metrics, requestId);
+  return pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out);
 }
 
 /** The body, read once per request (authentication may have read it before routing). */
@@ -185,7 +295,9 @@ export function registerEvaluationRoutes(
   const handler = (kind: EvaluationKind) => async (ctx: AppRouterContext) => {
     const p = parseEvaluation(kind, await requestBody(ctx), kind === 'variant' ? ctx.params.namespaceKey : undefined);
     const snapshot = await readSnapshot(ctx, store, referenceOf(p));
-    sendJson(ctx, evaluationResponse(p, snapshot, ctx.state.startedAt, metrics));
+    // An id the server generated (no sane incoming X-Request-Id) also names the response.
+    const generated = ctx.state.requestId !== ctx.get('X-Request-Id') ? ctx.state.requestId : undefined;
+    sendJsonText(ctx, evaluationResponseJson(p, snapshot, ctx.state.startedAt, metrics, ctx.state.pretty, generated));
   };
 
   const variant = handler('variant');
