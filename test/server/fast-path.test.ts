@@ -3,16 +3,10 @@
  * (valid and invalid) against two servers over one store, one with the fast path and one
  * without, give the same status, headers and body (request ids, timestamps and durations aside).
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import t from 'tap';
-import { loadConfig } from '../../src/config/load.js';
 import { startHttpServer } from '../../src/server/http.js';
-import { createLocalSource } from '../../src/sources/local.js';
-import { createSnapshotStore } from '../../src/store/snapshot-store.js';
-import { FIXTURES } from './support.js';
+import { startTestStore } from './support.js';
 
 interface Case {
   name: string;
@@ -69,13 +63,7 @@ function scrub(v: unknown): unknown {
 const COMPARED_HEADERS = ['content-type', 'x-vexil-revision', 'connection', 'www-authenticate', 'allow'];
 
 t.test('the fast path and the Koa path answer alike', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'vexil-fast-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  cpSync(join(FIXTURES, 'api'), dir, { recursive: true });
-  const config = loadConfig({ env: {}, cwd: dir, defaultLocalPath: dir });
-  const store = createSnapshotStore({ source: createLocalSource({ path: dir, maxFileSize: config.storage.max_file_size }), debounceMs: 20 });
-  t.teardown(() => store.close());
-  await store.start();
+  const { store, config } = await startTestStore(t);
   const common = { store, config, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0 };
   const fast = await startHttpServer({ ...common });
   t.teardown(() => fast.close());
@@ -126,13 +114,7 @@ t.test('the fast path and the Koa path answer alike', async (t) => {
 });
 
 t.test('two fast-path servers in one process count into their own metrics', async (t) => {
-  const dir = mkdtempSync(join(tmpdir(), 'vexil-fast2-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  cpSync(join(FIXTURES, 'api'), dir, { recursive: true });
-  const config = loadConfig({ env: {}, cwd: dir, defaultLocalPath: dir });
-  const store = createSnapshotStore({ source: createLocalSource({ path: dir, maxFileSize: config.storage.max_file_size }), debounceMs: 20 });
-  t.teardown(() => store.close());
-  await store.start();
+  const { store, config } = await startTestStore(t);
   const common = { store, config, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0 };
   const a = await startHttpServer({ ...common });
   t.teardown(() => a.close());

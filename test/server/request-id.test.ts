@@ -3,17 +3,10 @@
  * `requestId` is that same id, on the fast path and on the Koa path; an id in the body is echoed,
  * and an incoming X-Request-Id (not a UUID the server made) does not name the body.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import t, { type Test } from 'tap';
-import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logger.js';
-import { startHttpServer } from '../../src/server/http.js';
-import { createLocalSource } from '../../src/sources/local.js';
-import { createSnapshotStore } from '../../src/store/snapshot-store.js';
-import { FIXTURES } from './support.js';
+import { startTestServer } from './support.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -26,15 +19,10 @@ for (const fastPath of [true, false]) {
         done();
       },
     });
-    const dir = mkdtempSync(join(tmpdir(), 'vexil-reqid-'));
-    t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-    cpSync(join(FIXTURES, 'api'), dir, { recursive: true });
-    const config = loadConfig({ env: {}, cwd: dir, defaultLocalPath: dir });
-    const store = createSnapshotStore({ source: createLocalSource({ path: dir, maxFileSize: config.storage.max_file_size }), debounceMs: 20 });
-    t.teardown(() => store.close());
-    await store.start();
-    const server = await startHttpServer({ store, config, logger: createLogger({ level: 'info', encoding: 'json', destination: sink }), host: '127.0.0.1', port: 0, fastPath });
-    t.teardown(() => server.close());
+    const { server } = await startTestServer(t, {
+      logger: createLogger({ level: 'info', encoding: 'json', destination: sink }),
+      fastPath,
+    });
     t.equal(server.fastPath, fastPath);
     await check(t, server.url, lines);
   });

@@ -34,9 +34,12 @@ export interface TestServerOptions {
   startStore?: boolean;
   /** Default: a silent pino logger. */
   logger?: Logger;
+  /** Serve evaluations through the node:http fast path (default true, as `vexil serve`). */
+  fastPath?: boolean;
 }
 
-export async function startTestServer(t: Teardown, opts: TestServerOptions = {}): Promise<TestServer> {
+/** A copy of a fixture folder served by a local-source snapshot store (closed at teardown). */
+export async function startTestStore(t: Teardown, opts: Pick<TestServerOptions, 'fixture' | 'startStore'> = {}) {
   const dir = mkdtempSync(join(tmpdir(), 'vexil-http-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   cpSync(join(FIXTURES, opts.fixture ?? 'api'), dir, { recursive: true });
@@ -46,7 +49,11 @@ export async function startTestServer(t: Teardown, opts: TestServerOptions = {})
   const store = createSnapshotStore({ source, debounceMs: 20 });
   t.teardown(() => store.close());
   if (opts.startStore !== false) await store.start();
+  return { dir, config, store };
+}
 
+export async function startTestServer(t: Teardown, opts: TestServerOptions = {}): Promise<TestServer> {
+  const { dir, config, store } = await startTestStore(t, opts);
   const server = await startHttpServer({
     store,
     config,
@@ -55,6 +62,7 @@ export async function startTestServer(t: Teardown, opts: TestServerOptions = {})
     version: { version: '1.2.3', commit: 'abc123' },
     host: '127.0.0.1',
     port: 0,
+    ...(opts.fastPath !== undefined ? { fastPath: opts.fastPath } : {}),
   });
   t.teardown(() => server.close());
   return { url: server.url, dir, store, server };
