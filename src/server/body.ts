@@ -37,40 +37,65 @@ export function asJsonObject(value: unknown): Record<string, unknown> {
 }
 
 export function readJson(req: IncomingMessage, opts: ReadJsonOptions = {}): Promise<unknown> {
-  return new Promise((resolve, reject) => readJsonWith(req, resolve, reject, opts));
+  return new Promise((resolve, reject) => readJsonWith(req, { onJson: resolve, onJsonError: reject }, opts));
+}
+
+/** Where readJsonWith delivers: exactly one of the two is called, once. */
+export interface JsonSink {
+  onJson(value: unknown): void;
+  onJsonError(err: unknown): void;
 }
 
 /**
- * readJson with callbacks: exactly one of them is called once, with what readJson would resolve
- * or reject with. The evaluation fast path uses it to stay free of promises when it can.
+ * readJson with callbacks: `sink.onJson` gets what readJson would resolve with, or
+ * `sink.onJsonError` what it would reject with. The evaluation fast path uses it to stay free of
+ * promises (and of per-request closures) when it can.
  */
-export function readJsonWith(req: IncomingMessage, onValue: (value: unknown) => void, onError: (err: unknown) => void, opts: ReadJsonOptions = {}): void {
+export function readJsonWith(req: IncomingMessage, sink: JsonSink, opts: ReadJsonOptions = {}): void {
   const limit = opts.limit ?? MAX_BODY_BYTES;
-  const maxDepth = opts.maxDepth ?? MAX_JSON_DEPTH;
   try {
     checkContentHeaders(req);
   } catch (err) {
-    onError(err);
+    sink.onJsonError(err);
     return;
   }
-  readBody(
-    req,
-    limit,
-    (bytes) => {
-      let value: unknown;
-      try {
-        value = parseJsonText(decodeUtf8(bytes), maxDepth);
-      } catch (err) {
-        onError(err);
-        return;
-      }
-      onValue(value);
-    },
-    (err) => {
-      failedRead(req, err).then(onError, onError);
-    },
-  );
+  readBody(req, new BodyRead(sink, limit, opts.maxDepth ?? MAX_JSON_DEPTH));
 }
+
+/**
+ * One body being read: its state and where the result goes. The stream listeners are shared
+ * functions that find it on the request (`this` is the request when an emitter calls them), so a
+ * read allocates this object and nothing else per request.
+ */
+class BodyRead {
+  first: Buffer | undefined = undefined;
+  more: Buffer[] | undefined = undefined;
+  received = 0;
+  complete = false;
+  /** The declared Content-Length, NaN when there is none. */
+  declared = Number.NaN;
+
+  constructor(
+    readonly sink: JsonSink,
+    readonly limit: number,
+    readonly maxDepth: number,
+  ) {}
+
+  /** The whole body arrived: parse it and deliver. */
+  done(bytes: Buffer): void {
+    let value: unknown;
+    try {
+      value = parseJsonText(decodeUtf8(bytes), this.maxDepth);
+    } catch (err) {
+      this.sink.onJsonError(err);
+      return;
+    }
+    this.sink.onJson(value);
+  }
+}
+
+const BODY_READ = Symbol('vexil.bodyRead');
+type ReadingRequest = IncomingMessage & { [BODY_READ]?: BodyRead };
 
 /** The error to answer after a failed read, once the rest of the body is dealt with. */
 async function failedRead(req: IncomingMessage, err: unknown): Promise<VexilError> {
@@ -97,48 +122,59 @@ function tooLarge(limit: number): VexilError {
  * from Content-Length is refused. Written out here because raw-body's promise, option parsing and
  * listener bookkeeping showed in the evaluation profile, where bodies are a hundred bytes.
  */
-function readBody(req: IncomingMessage, limit: number, onBytes: (bytes: Buffer) => void, onError: (err: unknown) => void): void {
+function readBody(req: ReadingRequest, read: BodyRead): void {
   const declared = req.headers['content-length'];
-  const length = declared !== undefined ? Number.parseInt(declared, 10) : Number.NaN;
-  if (length > limit) return onError(tooLarge(limit));
-  if (!req.readable) return onError(new VexilError(Code.Internal, 'stream is not readable'));
-  let first: Buffer | undefined;
-  let more: Buffer[] | undefined;
-  let received = 0;
-  let complete = false;
+  read.declared = declared !== undefined ? Number.parseInt(declared, 10) : Number.NaN;
+  if (read.declared > read.limit) return failRead(req, read, tooLarge(read.limit), false);
+  if (!req.readable) return failRead(req, read, new VexilError(Code.Internal, 'stream is not readable'), false);
+  req[BODY_READ] = read;
   // On success the listeners stay: the request has ended, they ignore anything later (and an
   // 'error' after the end is still handled), and removing them cost more than the read itself.
-  const fail = (err: unknown) => {
-    complete = true;
-    req.off('aborted', onAborted);
-    req.off('data', onData);
-    req.off('end', onEnd);
-    req.off('error', onEnd);
+  req.on('aborted', onBodyAborted);
+  req.on('data', onBodyData);
+  req.on('end', onBodyEnd);
+  req.on('error', onBodyEnd);
+}
+
+function failRead(req: ReadingRequest, read: BodyRead, err: unknown, listening = true): void {
+  read.complete = true;
+  if (listening) {
+    req.off('aborted', onBodyAborted);
+    req.off('data', onBodyData);
+    req.off('end', onBodyEnd);
+    req.off('error', onBodyEnd);
     req.unpipe();
     req.pause();
-    onError(err);
-  };
-  const onAborted = () => {
-    if (!complete) fail(new VexilError(Code.InvalidArgument, 'request aborted'));
-  };
-  const onData = (chunk: Buffer) => {
-    if (complete) return;
-    received += chunk.length;
-    if (received > limit) fail(tooLarge(limit));
-    else if (first === undefined) first = chunk;
-    else (more ??= [first]).push(chunk);
-  };
-  const onEnd = (err?: unknown) => {
-    if (complete) return;
-    if (err !== undefined) return fail(err);
-    if (!Number.isNaN(length) && received !== length) return fail(new VexilError(Code.InvalidArgument, 'request size did not match content length'));
-    complete = true;
-    onBytes(more !== undefined ? Buffer.concat(more, received) : (first ?? Buffer.alloc(0)));
-  };
-  req.on('aborted', onAborted);
-  req.on('data', onData);
-  req.on('end', onEnd);
-  req.on('error', onEnd);
+  }
+  failedRead(req, err).then(
+    (e) => read.sink.onJsonError(e),
+    (e: unknown) => read.sink.onJsonError(e),
+  );
+}
+
+function onBodyAborted(this: ReadingRequest): void {
+  const read = this[BODY_READ];
+  if (read !== undefined && !read.complete) failRead(this, read, new VexilError(Code.InvalidArgument, 'request aborted'));
+}
+
+function onBodyData(this: ReadingRequest, chunk: Buffer): void {
+  const read = this[BODY_READ];
+  if (read === undefined || read.complete) return;
+  read.received += chunk.length;
+  if (read.received > read.limit) failRead(this, read, tooLarge(read.limit));
+  else if (read.first === undefined) read.first = chunk;
+  else (read.more ??= [read.first]).push(chunk);
+}
+
+function onBodyEnd(this: ReadingRequest, err?: unknown): void {
+  const read = this[BODY_READ];
+  if (read === undefined || read.complete) return;
+  if (err !== undefined) return failRead(this, read, err);
+  if (!Number.isNaN(read.declared) && read.received !== read.declared) {
+    return failRead(this, read, new VexilError(Code.InvalidArgument, 'request size did not match content length'));
+  }
+  read.complete = true;
+  read.done(read.more !== undefined ? Buffer.concat(read.more, read.received) : (read.first ?? Buffer.alloc(0)));
 }
 
 /**

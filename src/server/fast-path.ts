@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import type { AuthGate } from '../auth/middleware.js';
 import type { Snapshot } from '../state/model.js';
 import type { SnapshotStore } from '../store/types.js';
-import { readJson, readJsonWith } from './body.js';
+import { readJson, readJsonWith, type JsonSink } from './body.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
 import type { Health } from './health.js';
 import type { HistogramSeries, ServerMetrics } from './metrics.js';
@@ -88,9 +88,9 @@ export function createFastPath(deps: FastPathDeps): FastPath {
    * (no gates, or an open server: the default) the whole path runs on callbacks: the body's
    * 'end' event evaluates and answers synchronously when the default reference is built, with
    * no promise made per request. Otherwise it awaits the gates first, as the Koa chain does.
-   * Both ways end in one `answer` (through `onError` for a failure).
+   * Both ways end in one `answer` (through `onJsonError` for a failure).
    */
-  class Exchange {
+  class Exchange implements JsonSink {
     readonly requestId: string;
     readonly startedAt: bigint;
     pretty = false;
@@ -124,11 +124,12 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       const path = this.route.path;
       for (const gate of gates) {
         if (gate.passes?.('POST', path) === true) continue;
-        this.authenticate().then(() => (this.jsonBody ?? readJson(this.req)).then(this.onBody, this.onError), this.onError);
+        const fail = (err: unknown) => this.onJsonError(err);
+        this.authenticate().then(() => (this.jsonBody ?? readJson(this.req)).then((body) => this.onJson(body), fail), fail);
         return;
       }
       this.matched = true;
-      readJsonWith(this.req, this.onBody, this.onError);
+      readJsonWith(this.req, this);
     }
 
     async authenticate(): Promise<void> {
@@ -151,22 +152,26 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       this.matched = true;
     }
 
-    readonly onBody = (body: unknown): void => {
+    /** The body arrived: validate, then evaluate against the request's snapshot. */
+    onJson(body: unknown): void {
       let p: ParsedEvaluation;
       let ref: string | undefined;
       try {
         p = parseEvaluation(this.route.kind, body, this.route.pathNamespace);
         ref = referenceOf(p);
       } catch (err) {
-        this.onError(err);
+        this.onJsonError(err);
         return;
       }
       // The default reference is built before serving and never evicted: when it is there,
       // resolve() would return exactly store.get(), one promise later.
       const ready = ref === undefined || ref === '' ? store.get() : undefined;
       if (ready !== undefined) this.evaluate(p, ready);
-      else store.resolve(ref === '' ? undefined : ref).then((snapshot) => this.evaluate(p, snapshot), this.onError);
-    };
+      else store.resolve(ref === '' ? undefined : ref).then(
+        (snapshot) => this.evaluate(p, snapshot),
+        (err: unknown) => this.onJsonError(err),
+      );
+    }
 
     evaluate(p: ParsedEvaluation, snapshot: Snapshot): void {
       let body: string;
@@ -174,26 +179,28 @@ export function createFastPath(deps: FastPathDeps): FastPath {
         this.snapshot = snapshot;
         body = evaluationResponseJson(p, snapshot, this.startedAt, metrics, this.pretty, this.generatedId);
       } catch (err) {
-        this.onError(err);
+        this.onJsonError(err);
         return;
       }
       this.answer(200, body, undefined);
     }
 
-    readonly onError = (err: unknown): void => {
+    /** Any failure on the way (not only the body's): answered as the Koa chain answers it. */
+    onJsonError(err: unknown): void {
       const r = toErrorResponse(err);
       if (r.status >= 500) this.log().error({ err }, 'request failed');
       this.answer(r.status, serializeErrorBody(r.body, this.pretty), r.headers);
-    };
+    }
 
     /** Metrics, the log line, then the response in one writeHead + end. */
     answer(status: number, body: string, headers: Record<string, string> | undefined): void {
       const { req, res, requestId } = this;
-      const seconds = Number(process.hrtime.bigint() - this.startedAt) / 1e9;
+      const nanos = Number(process.hrtime.bigint() - this.startedAt);
+      const seconds = nanos / 1e9;
       if (status === 200) observeOk(this.route.pattern, seconds);
       else metrics.observeRequest({ method: 'POST', route: this.matched ? this.route.pattern : 'unmatched', status }, seconds);
-      if (this.child !== undefined) writeRequestLine(this.child, requestLine('POST', this.url, status, seconds, req.socket.remoteAddress));
-      else requestLines(status, this.url, seconds, req.socket.remoteAddress, requestId);
+      if (this.child !== undefined) writeRequestLine(this.child, requestLine('POST', this.url, status, nanos, req.socket.remoteAddress));
+      else requestLines(status, this.url, nanos, req.socket.remoteAddress, requestId);
       if (res.destroyed || res.writableEnded) return;
       // A flat [name, value, ...] list goes to the socket without building a header map.
       const head: string[] = [
@@ -226,7 +233,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       checkPathEncoding(path);
       if (q !== -1 && q !== url.length - 1) exchange.pretty = parseQueryString(url.slice(q + 1)).has('pretty');
     } catch (err) {
-      exchange.onError(err);
+      exchange.onJsonError(err);
       return true;
     }
     exchange.start();

@@ -35,10 +35,12 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
-/** An optional string field: undefined when absent, else must be a string. */
-export function optionalString(obj: Readonly<Record<string, unknown>>, name: string, label = name): string | undefined {
+/**
+ * An optional string field: undefined when absent, else must be a string. `prefix` + `name`
+ * labels it in the message (`requests[3].requestId`).
+ */
+export function optionalString(obj: Readonly<Record<string, unknown>>, name: string, prefix = ''): string | undefined {
   const v = field(obj, name);
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw invalidField(label, 'must be a string');
-  return v;
+  if (v === undefined || typeof v === 'string') return v;
+  throw invalidField(`${prefix}${name}`, 'must be a string');
 }

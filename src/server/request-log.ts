@@ -10,7 +10,7 @@ import { fixedLineWriter, writeFixedLine } from '../logger.js';
 import type { SnapshotStore } from '../store/types.js';
 import type { AppState } from './context.js';
 import type { Health } from './health.js';
-import { quote } from './json.js';
+import { decimalText, quote } from './json.js';
 import type { ServerMetrics } from './metrics.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -40,13 +40,18 @@ export interface RequestLine {
   remoteAddress: string | undefined;
 }
 
-/** The one log line of a request (shared with the evaluation fast path). */
-export function requestLine(method: string, url: string, status: number, seconds: number, remoteAddress: string | undefined): RequestLine {
+/** The request's duration as logged: milliseconds, to the whole microsecond. */
+function durationMs(nanos: number): number {
+  return Math.round(nanos / 1e3) / 1e3;
+}
+
+/** The one log line of a request (shared with the evaluation fast path); `nanos` is its duration. */
+export function requestLine(method: string, url: string, status: number, nanos: number, remoteAddress: string | undefined): RequestLine {
   return {
     method,
     url: url.length > 2048 ? `${url.slice(0, 2048)}…` : url,
     status,
-    durationMs: Math.round(seconds * 1e6) / 1e3,
+    durationMs: durationMs(nanos),
     remoteAddress,
   };
 }
@@ -83,13 +88,13 @@ export function writeRequestLine(log: Logger, line: RequestLine, reqId?: string)
 
 /**
  * writeRequestLine for one method through one logger (the fast path's root logger), with the
- * constant parts prepared once: the same line, byte for byte. `reqId` must come from
- * requestIdFor.
+ * constant parts prepared once: the same line, byte for byte. `nanos` is the request's duration
+ * in nanoseconds; `reqId` must come from requestIdFor.
  */
 export function requestLineWriter(
   log: Logger,
   method: string,
-): (status: number, url: string, seconds: number, remoteAddress: string | undefined, reqId: string) => void {
+): (status: number, url: string, nanos: number, remoteAddress: string | undefined, reqId: string) => void {
   const writers = {
     info: fixedLineWriter(log, 'info', 'request'),
     warn: fixedLineWriter(log, 'warn', 'request'),
@@ -101,11 +106,11 @@ export function requestLineWriter(
   let lastUrlJson = '""';
   let lastRemote = '';
   let lastRemoteJson = '';
-  return (status, url, seconds, remoteAddress, reqId) => {
+  return (status, url, nanos, remoteAddress, reqId) => {
     const level = levelOf(status);
     const write = writers[level];
     if (write === undefined) {
-      writeRequestLine(log, requestLine(method, url, status, seconds, remoteAddress), reqId);
+      writeRequestLine(log, requestLine(method, url, status, nanos, remoteAddress), reqId);
       return;
     }
     if (!log.isLevelEnabled(level)) return;
@@ -121,7 +126,8 @@ export function requestLineWriter(
       }
       remote = lastRemoteJson;
     }
-    write(`"reqId":"${reqId}${methodField}${lastUrlJson},"status":${status},"durationMs":${Math.round(seconds * 1e6) / 1e3}${remote}`);
+    // durationMs(nanos), printed from the whole microseconds.
+    write(`"reqId":"${reqId}${methodField}${lastUrlJson},"status":${status},"durationMs":${decimalText(Math.round(nanos / 1e3), 3)}${remote}`);
   };
 }
 
@@ -140,14 +146,14 @@ export function requestLog(deps: RequestLogDeps): Middleware<AppState> {
       ctx.set('X-Request-Id', requestId);
       ctx.set('X-Vexil-Revision', revisionFor(ctx.state, deps.store));
       if (!deps.health.serving) ctx.set('Connection', 'close');
-      const seconds = Number(process.hrtime.bigint() - startedAt) / 1e9;
+      const nanos = Number(process.hrtime.bigint() - startedAt);
       const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
       const status = ctx.status;
       deps.metrics.observeRequest(
         { method: ctx.method, route: typeof route === 'string' ? route : 'unmatched', status },
-        seconds,
+        nanos / 1e9,
       );
-      writeRequestLine(ctx.state.log, requestLine(ctx.method, ctx.originalUrl, status, seconds, ctx.req.socket.remoteAddress));
+      writeRequestLine(ctx.state.log, requestLine(ctx.method, ctx.originalUrl, status, nanos, ctx.req.socket.remoteAddress));
     }
   };
 }

@@ -28,21 +28,23 @@ export interface ParsedBatchRequest {
   readonly reference?: string;
 }
 
-function requiredString(obj: Readonly<Record<string, unknown>>, name: string, label: string): string {
+/** `prefix` + `name` labels the field in messages (`requests[3].flagKey`). */
+function requiredString(obj: Readonly<Record<string, unknown>>, name: string, prefix: string): string {
   const v = field(obj, name);
-  if (v === undefined) throw invalidField(label, 'is required');
-  if (typeof v !== 'string') throw invalidField(label, 'must be a string');
-  return v;
+  if (typeof v === 'string') return v;
+  throw invalidField(`${prefix}${name}`, v === undefined ? 'is required' : 'must be a string');
 }
 
-function parseContext(obj: Readonly<Record<string, unknown>>, label: string): Record<string, string> {
+function parseContext(obj: Readonly<Record<string, unknown>>, prefix: string): Record<string, string> {
   const v = field(obj, 'context');
   // A null-prototype copy: a context lookup of `constructor` or `__proto__` must read as absent.
   const context: Record<string, string> = Object.create(null) as Record<string, string>;
   if (v === undefined) return context;
-  if (!isPlainObject(v)) throw invalidField(label, 'must be an object of string values');
-  for (const [key, value] of Object.entries(v)) {
-    if (typeof value !== 'string') throw invalidField(`${label}.${key}`, 'must be a string');
+  if (!isPlainObject(v)) throw invalidField(`${prefix}context`, 'must be an object of string values');
+  // JSON.parse makes plain objects: for-in sees exactly their own keys, in Object.entries' order.
+  for (const key in v) {
+    const value = v[key];
+    if (typeof value !== 'string') throw invalidField(`${prefix}context.${key}`, 'must be a string');
     context[key] = value;
   }
   return context;
@@ -60,23 +62,22 @@ export function parseEvaluationRequest(
   if (!isPlainObject(body)) {
     throw invalidField(prefix === '' ? 'body' : prefix.replace(/\.$/, ''), 'must be an object');
   }
-  let namespaceKey = optionalString(body, 'namespaceKey', `${prefix}namespaceKey`) ?? '';
+  let namespaceKey = optionalString(body, 'namespaceKey', prefix) ?? '';
   if (opts.pathNamespace !== undefined) {
     if (namespaceKey === '') namespaceKey = opts.pathNamespace;
     else if (namespaceKey !== opts.pathNamespace) {
       throw invalidField(`${prefix}namespaceKey`, `"${namespaceKey}" does not match the path's namespace "${opts.pathNamespace}"`);
     }
   }
-  const flagKey = requiredString(body, 'flagKey', `${prefix}flagKey`);
-  const entityId = requiredString(body, 'entityId', `${prefix}entityId`);
-  const context = parseContext(body, `${prefix}context`);
-  const requestId = optionalString(body, 'requestId', `${prefix}requestId`);
-  const reference = optionalString(body, 'reference', `${prefix}reference`);
-  return {
-    request: { namespaceKey, flagKey, entityId, context },
-    ...(requestId !== undefined ? { requestId } : {}),
-    ...(reference !== undefined && reference !== '' ? { reference } : {}),
-  };
+  const flagKey = requiredString(body, 'flagKey', prefix);
+  const entityId = requiredString(body, 'entityId', prefix);
+  const context = parseContext(body, prefix);
+  const requestId = optionalString(body, 'requestId', prefix);
+  const reference = optionalString(body, 'reference', prefix);
+  const request: EvaluationRequest = { namespaceKey, flagKey, entityId, context };
+  if (requestId === undefined && (reference === undefined || reference === '')) return { request };
+  if (reference === undefined || reference === '') return { request, requestId: requestId! };
+  return requestId === undefined ? { request, reference } : { request, requestId, reference };
 }
 
 export function parseBatchRequest(body: unknown): ParsedBatchRequest {
@@ -84,8 +85,8 @@ export function parseBatchRequest(body: unknown): ParsedBatchRequest {
   const raw = field(body, 'requests');
   if (raw === undefined) throw invalidField('requests', 'is required');
   if (!Array.isArray(raw)) throw invalidField('requests', 'must be an array');
-  const requestId = optionalString(body, 'requestId');
-  const batchReference = optionalString(body, 'reference');
+  const requestId = optionalString(body, 'requestId', '');
+  const batchReference = optionalString(body, 'reference', '');
   const requests = raw.map((item, i) => parseEvaluationRequest(item, { prefix: `requests[${i}].` }));
 
   let reference = batchReference !== undefined && batchReference !== '' ? batchReference : undefined;

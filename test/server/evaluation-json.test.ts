@@ -19,7 +19,13 @@ const text = fc.oneof(
   fc.constantFrom('', 'null', '{"a":"b\\"c","n":[1,2]}', '\u0000\u001f', '\u2028\u2029', '\ud800', '\udfff', 'caf\u00e9 \ud83d\ude00', '"\\'),
 );
 const timing = fc.record({
-  requestDurationMillis: fc.oneof(fc.double({ min: 0, max: 1e6, noNaN: true }), fc.constantFrom(0, 0.001234, 1.793622, 12)),
+  // Whole nanoseconds as measured; fractional and huge values take decimalText's general road.
+  durationNanos: fc.oneof(
+    fc.integer({ min: 0, max: 2_000_000_000 }),
+    fc.maxSafeInteger(),
+    fc.double({ min: 0, max: 1e12, noNaN: true }),
+    fc.constantFrom(0, 1, 1234, 1_793_622, 12_000_000, 999_999_999_999_999, 1e15),
+  ),
   timestamp: fc.constantFrom('2026-11-26T05:17:24.849Z', '1970-01-01T00:00:00.000Z'),
 });
 const variant = fc
@@ -60,10 +66,11 @@ t.test('boolean responses: the text of JSON.stringify, first and cached reads al
 
 t.test('a cached result serves different request ids, durations and flag keys', async (t) => {
   const r = Object.freeze(variantResult('f', true, Object.freeze(['s1', 's2']), 'MATCH_EVALUATION_REASON', 'v', '{"x":"\u00e9"}'));
-  const a = { requestDurationMillis: 0.5, timestamp: '2026-01-01T00:00:00.000Z' };
-  const b = { requestDurationMillis: 2, timestamp: '2026-01-01T00:00:01.000Z' };
+  const a = { durationNanos: 500_000, timestamp: '2026-01-01T00:00:00.000Z' };
+  const b = { durationNanos: 2_000_000, timestamp: '2026-01-01T00:00:01.000Z' };
   t.equal(variantJson(r, 'one', a, 'f'), JSON.stringify(variantBody(r, 'one', a, 'f')));
   t.equal(variantJson(r, 'two', b, 'f'), JSON.stringify(variantBody(r, 'two', b, 'f')));
   t.equal(variantJson(r, 'two', b, 'other'), JSON.stringify(variantBody(r, 'two', b, 'other')));
+  t.equal(variantJson(r, 'ignored', a, 'f', '"given"'), JSON.stringify(variantBody(r, 'given', a, 'f')), 'an id given as JSON text');
   t.same(Object.keys(JSON.parse(variantJson(r, 'x', a, 'f')) as object), ['match', 'segmentKeys', 'reason', 'variantKey', 'variantAttachment', 'requestId', 'requestDurationMillis', 'timestamp', 'flagKey']);
 });

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { jsonNumber, jsonStrings, quote } from '../../src/server/json.js';
+import { decimalText, jsonNumber, jsonStrings, quote } from '../../src/server/json.js';
 
 t.test('quote gives the text of JSON.stringify for any string', async (t) => {
   const awkward = fc.oneof(
@@ -27,4 +27,24 @@ t.test('jsonNumber and jsonStrings give the text of JSON.stringify', async (t) =
   );
   t.equal(jsonStrings([]), '[]');
   t.equal(jsonStrings(['a', 'b"c']), '["a","b\\"c"]');
+});
+
+t.test('decimalText(n, places) is the text of JSON.stringify(n / 10 ** places)', async (t) => {
+  const places = fc.integer({ min: 0, max: 6 });
+  const n = fc.oneof(
+    fc.integer({ min: 0, max: 10_000_000 }),
+    fc.integer({ min: 0, max: 999_999_999_999_999 }),
+    fc.maxSafeInteger(),
+    fc.double({ noNaN: false }),
+    fc.constantFrom(0, 1, 10, 100, 1_000_000, 1_000_001, 999_999_999_999_999, 1e15, 2 ** 53, -1, -0, 0.5, NaN, Infinity),
+  );
+  fc.assert(
+    fc.property(n, places, (v, p) => decimalText(v, p) === JSON.stringify(v / 10 ** p)),
+    { numRuns: 20_000, seed: 20261126 },
+  );
+  for (let v = 0; v < 100_000; v++) if (decimalText(v, 6) !== JSON.stringify(v / 1e6)) t.fail(`${v} ns`);
+  t.equal(decimalText(45_123, 6), '0.045123');
+  t.equal(decimalText(1, 6), '0.000001');
+  t.equal(decimalText(12_500, 3), '12.5');
+  t.equal(decimalText(7, 7), JSON.stringify(7e-7), 'more places than it formats itself');
 });

@@ -66,14 +66,35 @@ t.test('deferred lines are written together at the end of the event-loop turn', 
   t.equal(dest.pendingChars, 0);
 });
 
+t.test('soon after a write, deferred lines wait out the interval and then go out together', async (t) => {
+  const { path, fd } = tempFile(t);
+  const dest = new BufferedLineDestination({ fd, minWriteIntervalMs: 500 });
+  t.teardown(() => dest.end());
+  const turn = () => new Promise((r) => setImmediate(r));
+  dest.writeDeferred('{"n":1}\n');
+  await turn();
+  t.equal(readFileSync(path, 'utf8'), '{"n":1}\n', 'after a quiet spell: at the end of the turn');
+  dest.writeDeferred('{"n":2}\n');
+  await turn();
+  dest.writeDeferred('{"n":3}\n');
+  await turn();
+  t.equal(readFileSync(path, 'utf8'), '{"n":1}\n', 'held back within the interval');
+  t.equal(dest.pendingChars, 16);
+  const deadline = Date.now() + 10_000;
+  while (dest.pendingChars > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  t.equal(readFileSync(path, 'utf8'), '{"n":1}\n{"n":2}\n{"n":3}\n', 'then written in one batch, in order');
+  dest.write('{"now":true}\n');
+  t.equal(readFileSync(path, 'utf8'), '{"n":1}\n{"n":2}\n{"n":3}\n{"now":true}\n', 'an ordinary line is never held back');
+});
+
 t.test('request lines carry exactly the fields and bytes pino writes for the same object', async (t) => {
   for (const encoding of ['json', 'console'] as const) {
     const chunks: string[] = [];
     const log = createLogger({ level: 'info', encoding, destination: { write: (s: string) => void chunks.push(s) } });
     const cases = [
-      { line: requestLine('POST', '/evaluate/v1/variant?q="x"\\é\u2028', 200, 0.0012345, '127.0.0.1'), reqId: 'r-1' },
-      { line: requestLine('GET', `/${'a'.repeat(3000)}`, 404, 0.5, undefined), reqId: 'r-2' },
-      { line: requestLine('POST', '/evaluate/v1/batch', 503, 2, '::1'), reqId: undefined },
+      { line: requestLine('POST', '/evaluate/v1/variant?q="x"\\é\u2028', 200, 1_234_500, '127.0.0.1'), reqId: 'r-1' },
+      { line: requestLine('GET', `/${'a'.repeat(3000)}`, 404, 500_000_000, undefined), reqId: 'r-2' },
+      { line: requestLine('POST', '/evaluate/v1/batch', 503, 2e9, '::1'), reqId: undefined },
     ];
     for (const { line, reqId } of cases) {
       const bound = reqId === undefined ? log.child({ reqId: 'child-bound' }) : log;
@@ -88,15 +109,15 @@ t.test('request lines carry exactly the fields and bytes pino writes for the sam
   }
   const quiet: string[] = [];
   const warnOnly = createLogger({ level: 'warn', encoding: 'json', destination: { write: (s: string) => void quiet.push(s) } });
-  writeRequestLine(warnOnly, requestLine('POST', '/x', 200, 0.001, undefined), 'a');
-  writeRequestLine(warnOnly, requestLine('POST', '/x', 400, 0.001, undefined), 'b');
+  writeRequestLine(warnOnly, requestLine('POST', '/x', 200, 1_000_000, undefined), 'a');
+  writeRequestLine(warnOnly, requestLine('POST', '/x', 400, 1_000_000, undefined), 'b');
   t.same(quiet.map((l) => JSON.parse(l).reqId), ['b'], 'the level still filters request lines');
 });
 
 t.test('a logger not made by createLogger gets the same fields the ordinary way', async (t) => {
   const chunks: string[] = [];
   const log = pino({ level: 'info' }, { write: (s: string) => void chunks.push(s) });
-  writeRequestLine(log, requestLine('POST', '/evaluate/v1/variant', 200, 0.002, '127.0.0.1'), 'plain-1');
+  writeRequestLine(log, requestLine('POST', '/evaluate/v1/variant', 200, 2_000_000, '127.0.0.1'), 'plain-1');
   t.match(JSON.parse(chunks[0]!), { level: 30, reqId: 'plain-1', method: 'POST', url: '/evaluate/v1/variant', status: 200, durationMs: 2, remoteAddress: '127.0.0.1', msg: 'request' });
 });
 

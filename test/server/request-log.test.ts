@@ -38,16 +38,18 @@ t.test('requestLineWriter writes the line writeRequestLine writes, byte for byte
   const logger = createLogger({ level: 'info', encoding: 'json', destination });
   const write = requestLineWriter(logger, 'POST');
   const cases: Array<[number, string, number, string | undefined, string]> = [
-    [200, '/evaluate/v1/variant', 0.000123456, '127.0.0.1', 'a7d0c1de-0000-4000-8000-000000000001'],
-    [200, '/evaluate/v1/variant', 0.0021, '127.0.0.1', 'id-2'],
-    [404, '/evaluate/v1/variant?x="y"', 0.5, '::1', 'id-3'],
-    [500, `/evaluate/v1/${'é'.repeat(2100)}`, 1, undefined, 'id-4'],
+    [200, '/evaluate/v1/variant', 123_456, '127.0.0.1', 'a7d0c1de-0000-4000-8000-000000000001'],
+    [200, '/evaluate/v1/variant', 2_100_000, '127.0.0.1', 'id-2'],
+    [404, '/evaluate/v1/variant?x="y"', 500_000_000, '::1', 'id-3'],
+    [500, `/evaluate/v1/${'é'.repeat(2100)}`, 1e9, undefined, 'id-4'],
     [200, '/evaluate/v1/boolean', 0, '10.0.0.\u2028', 'id-5'],
+    [200, '/evaluate/v1/boolean', 2_500, '127.0.0.1', 'id-6'],
+    [200, '/evaluate/v1/boolean', 1_999_999_999_499, '127.0.0.1', 'id-7'],
   ];
   const noTime = (s: string) => s.replace(/"time":"[^"]*"/, '"time":""');
-  for (const [status, url, seconds, remote, id] of cases) {
-    write(status, url, seconds, remote, id);
-    writeRequestLine(logger, requestLine('POST', url, status, seconds, remote), id);
+  for (const [status, url, nanos, remote, id] of cases) {
+    write(status, url, nanos, remote, id);
+    writeRequestLine(logger, requestLine('POST', url, status, nanos, remote), id);
     t.equal(out.length % 2, 0);
     const [mine, theirs] = out.slice(-2);
     t.equal(noTime(mine!), noTime(theirs!), `${status} ${url.slice(0, 30)}`);
@@ -55,6 +57,6 @@ t.test('requestLineWriter writes the line writeRequestLine writes, byte for byte
   }
   const quiet = createLogger({ level: 'error', encoding: 'json', destination });
   const before = out.length;
-  requestLineWriter(quiet, 'POST')(200, '/x', 0.001, '127.0.0.1', 'id');
+  requestLineWriter(quiet, 'POST')(200, '/x', 1_000_000, '127.0.0.1', 'id');
   t.equal(out.length, before, 'below the level: nothing written');
 });

@@ -12,22 +12,20 @@ import type { SnapshotStore } from '../../store/types.js';
 import { asJsonObject, readJson } from '../body.js';
 import type { AppRouterContext, AppState } from '../context.js';
 import { isoTimestamp } from '../clock.js';
-import { jsonNumber, jsonStrings, quote } from '../json.js';
+import { decimalText, jsonStrings, quote } from '../json.js';
 import type { CounterSeries, ServerMetrics } from '../metrics.js';
 import { sendJsonText } from '../respond.js';
 import { parseBatchRequest, parseEvaluationRequest, type ParsedBatchRequest, type ParsedEvaluationRequest } from '../validate-request.js';
 import { readSnapshot } from './snapshot.js';
 
 export interface Timing {
-  requestDurationMillis: number;
+  /** Since the request entered the server; responses show it as `requestDurationMillis`. */
+  durationNanos: number;
   timestamp: string;
 }
 
 function timing(startedAt: bigint): Timing {
-  return {
-    requestDurationMillis: Number(process.hrtime.bigint() - startedAt) / 1e6,
-    timestamp: isoTimestamp(),
-  };
+  return { durationNanos: Number(process.hrtime.bigint() - startedAt), timestamp: isoTimestamp() };
 }
 
 export function variantBody(r: VariantResult, requestId: string, t: Timing, flagKey: string) {
@@ -38,7 +36,7 @@ export function variantBody(r: VariantResult, requestId: string, t: Timing, flag
     variantKey: r.variantKey,
     variantAttachment: r.variantAttachment,
     requestId,
-    requestDurationMillis: t.requestDurationMillis,
+    requestDurationMillis: t.durationNanos / 1e6,
     timestamp: t.timestamp,
     flagKey,
   };
@@ -49,7 +47,7 @@ export function booleanBody(r: BooleanResult, requestId: string, t: Timing) {
     enabled: r.enabled,
     reason: r.reason,
     requestId,
-    requestDurationMillis: t.requestDurationMillis,
+    requestDurationMillis: t.durationNanos / 1e6,
     timestamp: t.timestamp,
     flagKey: r.flagKey,
     segmentKeys: [...r.segmentKeys],
@@ -98,21 +96,34 @@ function booleanFragmentsOf(r: BooleanResult): Fragments {
   return f;
 }
 
-/** The request-dependent middle: `"<id>","requestDurationMillis":<n>,"timestamp":"<t>"`. */
-function middle(requestId: string, t: Timing): string {
-  // The timestamp is an ISO string: nothing in it needs escaping.
-  return `${quote(requestId)},"requestDurationMillis":${jsonNumber(t.requestDurationMillis)},"timestamp":"${t.timestamp}"`;
+/**
+ * The request-dependent middle: `<id>,"requestDurationMillis":<n>,"timestamp":"<t>"`, given the
+ * id as JSON text already. The timestamp is an ISO string: nothing in it needs escaping.
+ */
+function middle(requestIdJson: string, t: Timing): string {
+  return `${requestIdJson},"requestDurationMillis":${decimalText(t.durationNanos, 6)},"timestamp":"${t.timestamp}"`;
 }
 
-export function variantJson(r: VariantResult, requestId: string, t: Timing, flagKey: string): string {
+/**
+ * The response's `requestId` as JSON text: the body's own, else the server's id for the request
+ * (from requestIdFor: a UUID or an id of characters JSON never escapes, so only quoted), else a
+ * fresh UUID.
+ */
+function requestIdJson(bodyRequestId: string | undefined, serverRequestId: string | undefined): string {
+  if (bodyRequestId) return quote(bodyRequestId);
+  return `"${serverRequestId || randomUUID()}"`;
+}
+
+/** `idJson` is `requestId` as JSON text when the caller has it (then `requestId` is not read). */
+export function variantJson(r: VariantResult, requestId: string, t: Timing, flagKey: string, idJson = quote(requestId)): string {
   const f = variantFragmentsOf(r);
   const tail = flagKey === r.flagKey ? f.tail : `,"flagKey":${quote(flagKey)}}`;
-  return f.head + middle(requestId, t) + tail;
+  return f.head + middle(idJson, t) + tail;
 }
 
-export function booleanJson(r: BooleanResult, requestId: string, t: Timing): string {
+export function booleanJson(r: BooleanResult, requestId: string, t: Timing, idJson = quote(requestId)): string {
   const f = booleanFragmentsOf(r);
-  return f.head + middle(requestId, t) + f.tail;
+  return f.head + middle(idJson, t) + f.tail;
 }
 
 /** Label values for the evaluation counter, bounded by what exists in the snapshot. */
@@ -205,9 +216,9 @@ function evaluateBooleanCounted(snapshot: Snapshot, parsed: ParsedEvaluationRequ
 /**
  * Evaluates against the request's one snapshot, counts the evaluations and returns the response
  * object (the caller serialises it). `startedAt` is when the request entered the server.
- * `requestId` is the request's own id when the server generated it (a fresh UUID): a response
- * whose body names no `requestId` carries that one, so body, `X-Request-Id` and log line agree;
- * without it a fresh UUID is generated.
+ * `requestId` is the request's own id when the server generated it (from requestIdFor): a
+ * response whose body names no `requestId` carries that one, so body, `X-Request-Id` and log line
+ * agree; without it a fresh UUID is generated.
  */
 export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, startedAt: bigint, metrics: ServerMetrics, requestId?: string): object {
   switch (p.kind) {
@@ -248,7 +259,7 @@ export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, star
       return {
         requestId: parsed.requestId || requestId || randomUUID(),
         responses,
-        requestDurationMillis: t.requestDurationMillis,
+        requestDurationMillis: t.durationNanos / 1e6,
       };
     }
   }
@@ -270,11 +281,11 @@ export function evaluationResponseJson(
   if (!pretty) {
     if (p.kind === 'variant') {
       const result = evaluateVariantCounted(snapshot, p.parsed, metrics);
-      return variantJson(result, p.parsed.requestId || requestId || randomUUID(), timing(startedAt), p.parsed.request.flagKey);
+      return variantJson(result, '', timing(startedAt), p.parsed.request.flagKey, requestIdJson(p.parsed.requestId, requestId));
     }
     if (p.kind === 'boolean') {
       const result = evaluateBooleanCounted(snapshot, p.parsed, metrics);
-      return booleanJson(result, p.parsed.requestId || requestId || randomUUID(), timing(startedAt));
+      return booleanJson(result, '', timing(startedAt), requestIdJson(p.parsed.requestId, requestId));
     }
   }
   const out = evaluationResponse(p, snapshot, startedAt, metrics, requestId);
