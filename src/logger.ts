@@ -259,19 +259,44 @@ export function writeFixedLine(logger: Logger, level: Level, fields: string, msg
 }
 
 /**
- * writeFixedLine for one level and message, with the sink looked up once: undefined when the
- * logger was not made by createLogger. The returned function checks nothing: the caller checks
- * the level first. The logger's bindings are read at each call (they are one property read).
+ * writeFixedLine for one level and message in pieces, with the sink looked up once, for callers
+ * that cache their own parts of the line: a line is `head() + <fields> + tail`, handed to `write`.
+ * The writer checks nothing: the caller checks the level first.
  */
-export function fixedLineWriter(logger: Logger, level: Level, msg: string): ((fields: string) => void) | undefined {
+export interface FixedLineWriter {
+  /**
+   * `{"level":…,"time":"<now>"<the logger's bindings>,`: the same string object for as long as
+   * the time text (milliseconds) and the bindings are unchanged, so callers can cache on it.
+   */
+  head(): string;
+  /** `,"msg":<msg>}` and the newline. */
+  readonly tail: string;
+  write(line: string): void;
+}
+
+/** A FixedLineWriter for the logger, or undefined when it was not made by createLogger. */
+export function fixedLineWriter(logger: Logger, level: Level, msg: string): FixedLineWriter | undefined {
   const sink = (logger as unknown as Record<symbol, FixedLineSink | undefined>)[FIXED_LINE];
   if (sink === undefined) return undefined;
-  const head = `{"level":"${level}","time":"`;
-  const tail = `,"msg":${quote(msg)}}\n`;
+  const levelPart = `{"level":"${level}","time":"`;
   const holder = logger as unknown as Record<symbol, string>;
-  const chindings = pino.symbols.chindingsSym;
-  return (fields) => {
-    sink.write(`${head}${isoTimestamp()}"${holder[chindings] ?? ''},${fields}${tail}`);
+  const chindingsSym = pino.symbols.chindingsSym;
+  let lastTime = '';
+  let lastBindings = '';
+  let head = '';
+  return {
+    head() {
+      const time = isoTimestamp();
+      const bindings = holder[chindingsSym] ?? '';
+      if (time !== lastTime || bindings !== lastBindings || head === '') {
+        lastTime = time;
+        lastBindings = bindings;
+        head = `${levelPart}${time}"${bindings},`;
+      }
+      return head;
+    },
+    tail: `,"msg":${quote(msg)}}\n`,
+    write: (line) => sink.write(line),
   };
 }
 
