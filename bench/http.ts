@@ -1,9 +1,11 @@
 /**
  * `npm run bench -- http`: autocannon on loopback, 50 connections, against `POST /evaluate/v1/variant`
  * of a real `vexil serve` (compiled build, default config: info logs as JSON lines, here into a
- * file) and, in the same run, against a bare node:http server answering a fixed body of the same
- * size (the ceiling). Each server and the load generator are separate processes; each server gets a
- * short warm-up run first. Target: vexil >= 0.7x the ceiling's req/s.
+ * file; `log.requests: errors`, so answered evaluations write no line) and, in the same run,
+ * against a bare node:http server answering a fixed body of the same size (the ceiling). Each
+ * server and the load generator are separate processes; each server gets a short warm-up run
+ * first. Target: vexil >= 0.7x the ceiling's req/s. One more run with `log.requests: all` (a log
+ * line per request) shows what access logging costs; it is reported, not judged.
  *
  * Cluster mode: the same pair again with `server.workers: 0` (one worker per core) against a
  * clustered ceiling (node:cluster, as many workers). On 2 cores the load generator takes one, so
@@ -72,12 +74,13 @@ function stop(child: ChildProcess): Promise<void> {
   });
 }
 
-async function startVexil(build: BenchBuild, dir: string, workers = 1): Promise<{ child: ChildProcess; url: string; logFile: string }> {
+async function startVexil(build: BenchBuild, dir: string, workers = 1, requests?: 'all'): Promise<{ child: ChildProcess; url: string; logFile: string }> {
   mkdirSync(join(dir, 'state'), { recursive: true });
   writeFileSync(join(dir, 'state/features.yml'), readFileSync(join(REPO, 'bench/fixtures/features.yml')));
+  const log = ['log:', '  level: info', '  encoding: json', ...(requests !== undefined ? [`  requests: ${requests}`] : [])];
   writeFileSync(
     join(dir, 'config.yml'),
-    ['server:', '  host: 127.0.0.1', '  http_port: 0', `  workers: ${workers}`, 'log:', '  level: info', '  encoding: json', 'storage:', '  type: local', '  local:', '    path: ./state', ''].join('\n'),
+    ['server:', '  host: 127.0.0.1', '  http_port: 0', `  workers: ${workers}`, ...log, 'storage:', '  type: local', '  local:', '    path: ./state', ''].join('\n'),
   );
   const logFile = join(dir, 'vexil.log');
   const fd = openSync(logFile, 'w');
@@ -175,16 +178,22 @@ export interface HttpPair {
   vexil: MeasuredRun;
   ceiling: MeasuredRun;
   ratio: number;
+  /** vexil again with `log.requests: all`, when measured (reported, not judged). */
+  everyRequestLogged?: MeasuredRun;
 }
 
-/** vexil, then the ceiling, with the same number of serving processes; one after the other. */
-async function measurePair(build: BenchBuild, dir: string, opts: HttpOptions, workers: number, log: (s: string) => void): Promise<HttpPair & { responseBytes: number }> {
-  let vexilProc: ChildProcess | undefined;
-  let ceilingProc: ChildProcess | undefined;
-  const label = workers === 1 ? 'single process' : `${workers} workers`;
+/** Starts vexil, checks its answer, warms it up, measures it and stops it. */
+async function measureVexil(
+  build: BenchBuild,
+  dir: string,
+  opts: HttpOptions,
+  workers: number,
+  label: string,
+  log: (s: string) => void,
+  requests?: 'all',
+): Promise<{ run: MeasuredRun; responseBytes: number }> {
+  const v = await startVexil(build, dir, workers === 1 ? 1 : 0, requests);
   try {
-    const v = await startVexil(build, join(dir, `w${workers}`), workers === 1 ? 1 : 0);
-    vexilProc = v.child;
     const endpoint = `${v.url}/evaluate/v1/variant`;
     const probe = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: EVAL_BODY });
     const sample = await probe.text();
@@ -192,10 +201,31 @@ async function measurePair(build: BenchBuild, dir: string, opts: HttpOptions, wo
     const responseBytes = Buffer.byteLength(sample);
     log(`  vexil (${label}) at ${v.url}; a response is ${responseBytes} bytes: ${sample}`);
     if (opts.warmupSec > 0) await load(build, endpoint, opts, opts.warmupSec);
-    const vexil = await measured(build, endpoint, opts, v.child);
-    log(`  vexil (${label}): ${fmtInt(vexil.reqPerSec)} req/s, p50 ${vexil.p50Ms} ms, p99 ${vexil.p99Ms} ms, non-2xx ${vexil.non2xx}, errors ${vexil.errors}, server CPU ${fmtCpu(vexil)} per request`);
+    const run = await measured(build, endpoint, opts, v.child);
+    log(`  vexil (${label}): ${fmtInt(run.reqPerSec)} req/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, non-2xx ${run.non2xx}, errors ${run.errors}, server CPU ${fmtCpu(run)} per request`);
+    if (run.non2xx > 0 || run.errors > 0) throw new Error(`vexil answered ${run.non2xx} non-2xx and ${run.errors} errors under load`);
+    return { run, responseBytes };
+  } finally {
     await stop(v.child);
-    vexilProc = undefined;
+  }
+}
+
+/**
+ * vexil, then the ceiling, with the same number of serving processes; one after the other. With
+ * `everyRequestLogged`, vexil once more with `log.requests: all` after the ceiling.
+ */
+async function measurePair(
+  build: BenchBuild,
+  dir: string,
+  opts: HttpOptions,
+  workers: number,
+  log: (s: string) => void,
+  everyRequestLogged = false,
+): Promise<HttpPair & { responseBytes: number }> {
+  let ceilingProc: ChildProcess | undefined;
+  const label = workers === 1 ? 'single process' : `${workers} workers`;
+  try {
+    const { run: vexil, responseBytes } = await measureVexil(build, join(dir, `w${workers}`), opts, workers, label, log);
 
     const c = await startCeiling(build, responseBytes, workers);
     ceilingProc = c.child;
@@ -205,10 +235,18 @@ async function measurePair(build: BenchBuild, dir: string, opts: HttpOptions, wo
     await stop(c.child);
     ceilingProc = undefined;
 
-    if (vexil.non2xx > 0 || vexil.errors > 0) throw new Error(`vexil answered ${vexil.non2xx} non-2xx and ${vexil.errors} errors under load`);
-    return { workers, vexil, ceiling, ratio: vexil.reqPerSec / ceiling.reqPerSec, responseBytes };
+    const logged = everyRequestLogged
+      ? (await measureVexil(build, join(dir, `w${workers}-all`), opts, workers, `${label}, log.requests: all`, log, 'all')).run
+      : undefined;
+    return {
+      workers,
+      vexil,
+      ceiling,
+      ratio: vexil.reqPerSec / ceiling.reqPerSec,
+      responseBytes,
+      ...(logged !== undefined ? { everyRequestLogged: logged } : {}),
+    };
   } finally {
-    if (vexilProc) await stop(vexilProc);
     if (ceilingProc) await stop(ceilingProc);
   }
 }
@@ -216,7 +254,7 @@ async function measurePair(build: BenchBuild, dir: string, opts: HttpOptions, wo
 export async function runHttpBench(build: BenchBuild, opts: HttpOptions, log: (s: string) => void): Promise<HttpReport> {
   const dir = mkdtempSync(join(tmpdir(), 'vexil-bench-http-'));
   try {
-    const single = await measurePair(build, dir, opts, 1, log);
+    const single = await measurePair(build, dir, opts, 1, log, true);
     const cores = availableParallelism();
     log(`http: again with server.workers: 0 (${cores} workers) against a clustered ceiling ...`);
     const clustered = await measurePair(build, dir, opts, cores, log);
@@ -234,12 +272,16 @@ export async function runHttpBench(build: BenchBuild, opts: HttpOptions, log: (s
       '',
       '| server | req/s | p50 | p99 | requests | non-2xx / errors | server CPU / request |',
       '|---|---:|---:|---:|---:|---:|---:|',
-      row('vexil serve (default config, info logs to a file)', vexil),
+      row('vexil serve (default config: info logs to a file, log.requests: errors)', vexil),
       row('bare node:http, fixed body (ceiling)', ceiling),
+      ...(single.everyRequestLogged !== undefined ? [row('vexil serve, log.requests: all (a log line per request)', single.everyRequestLogged)] : []),
       row(`vexil serve, server.workers: 0 (${cores} workers)`, clustered.vexil),
       row(`bare node:http, node:cluster ${cores} workers (clustered ceiling)`, clustered.ceiling),
       '',
       `vexil / ceiling = **${fmtRatio(single.ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(ok)}.${cpuRatio(single)}`,
+      ...(single.everyRequestLogged !== undefined
+        ? ['', `With a log line per request (\`log.requests: all\`, not the default): ${fmtRatio(single.everyRequestLogged.reqPerSec / ceiling.reqPerSec)} the ceiling, server CPU ${fmtCpu(single.everyRequestLogged)} per request (reported, not judged).`]
+        : []),
       '',
       `clustered vexil / clustered ceiling = **${fmtRatio(clustered.ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(okCluster)}.${cpuRatio(clustered)}`,
     ].join('\n');

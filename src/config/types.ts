@@ -5,6 +5,12 @@
  */
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'fatal';
 
+/**
+ * `log.requests`: `all` = one line per request (info, warn for 4xx, error for 5xx); `errors` =
+ * only requests answered 4xx or 5xx; `none` = no request lines. `log.level` still applies.
+ */
+export type RequestLogging = 'all' | 'errors' | 'none';
+
 export interface Config {
   server: {
     host: string; // default 127.0.0.1
@@ -15,6 +21,8 @@ export interface Config {
   log: {
     level: LogLevel; // default info
     encoding: 'json' | 'console'; // default json
+    /** Which requests get a `request` line: default `errors` (answered 4xx or 5xx). */
+    requests: RequestLogging;
   };
   storage: {
     type: 'local' | 'git' | 'oci' | 'object';

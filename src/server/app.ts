@@ -93,7 +93,7 @@ export function createApp(deps: AppDeps): VexilApp {
   registerEvaluationRoutes(router, { store: deps.store, metrics });
   if (deps.auth) registerAuthRoutes(router, deps.auth);
 
-  app.use(requestLog({ logger: deps.logger, store: deps.store, metrics, health }));
+  app.use(requestLog({ logger: deps.logger, store: deps.store, metrics, health, requests: deps.config.log.requests }));
   app.use(errorMiddleware({ logger: deps.logger, pretty: (ctx) => (ctx.state as Partial<AppState>).pretty === true }));
   app.use(strictUrl);
   for (const m of deps.middleware ?? []) app.use(m);

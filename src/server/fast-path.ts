@@ -16,13 +16,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AuthGate } from '../auth/middleware.js';
+import type { RequestLogging } from '../config/types.js';
 import type { Snapshot } from '../state/model.js';
 import type { SnapshotStore } from '../store/types.js';
 import { readJson, readJsonWith, type JsonSink } from './body.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
 import type { Health } from './health.js';
 import type { HistogramSeries, ServerMetrics } from './metrics.js';
-import { requestIdFor, requestLine, requestLineWriter, writeRequestLine } from './request-log.js';
+import { logsRequest, requestIdFor, requestLine, requestLineWriter, writeRequestLine } from './request-log.js';
 import { evaluationResponseJson, parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation } from './routes/evaluation.js';
 import { checkPathEncoding, parseQueryString } from './url.js';
 
@@ -33,6 +34,8 @@ export interface FastPathDeps {
   logger: Logger;
   /** Authentication decisions, in the order the Koa app runs its middleware. */
   gates: readonly AuthGate[];
+  /** `log.requests`: which requests get a log line (default `all`). */
+  requests?: RequestLogging;
   /** A request cookie, read exactly as Koa's `ctx.cookies.get` reads it. */
   cookie: (req: IncomingMessage, res: ServerResponse, name: string) => string | undefined;
 }
@@ -74,7 +77,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function createFastPath(deps: FastPathDeps): FastPath {
   const { store, metrics, health, logger, gates, cookie } = deps;
-  const requestLines = requestLineWriter(logger, 'POST');
+  const requests = deps.requests ?? 'all';
+  const requestLines = requestLineWriter(logger, 'POST', requests);
   /** The request histogram's series of each route pattern's 200s, in this server's metrics. */
   const okSeries = new Map<string, HistogramSeries>();
   const observeOk = (pattern: string, seconds: number): void => {
@@ -199,8 +203,8 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       const seconds = nanos / 1e9;
       if (status === 200) observeOk(this.route.pattern, seconds);
       else metrics.observeRequest({ method: 'POST', route: this.matched ? this.route.pattern : 'unmatched', status }, seconds);
-      if (this.child !== undefined) writeRequestLine(this.child, requestLine('POST', this.url, status, nanos, req.socket.remoteAddress));
-      else requestLines(status, this.url, nanos, req.socket.remoteAddress, requestId);
+      if (this.child === undefined) requestLines(status, this.url, nanos, req.socket.remoteAddress, requestId);
+      else if (logsRequest(requests, status)) writeRequestLine(this.child, requestLine('POST', this.url, status, nanos, req.socket.remoteAddress));
       if (res.destroyed || res.writableEnded) return;
       // A flat [name, value, ...] list goes to the socket without building a header map.
       const head: string[] = [

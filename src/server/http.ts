@@ -94,6 +94,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
           health,
           logger,
           gates: gates as AuthGate[],
+          requests: opts.config.log.requests,
           cookie: (req, res, name) => app.createContext(req, res).cookies.get(name),
         })
       : undefined;

@@ -1,12 +1,14 @@
 /**
  * The outermost middleware: gives the request an id (a sane incoming `X-Request-Id`, else a new
  * UUID), stamps `X-Request-Id` and `X-Vexil-Revision` on every response, records the latency
- * metric and writes one log line. Never logs headers (no Authorization, no cookies).
+ * metric and writes one log line (which requests get one is `log.requests`). Never logs headers
+ * (no Authorization, no cookies).
  */
 import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { fixedLineWriter, writeFixedLine } from '../logger.js';
+import type { RequestLogging } from '../config/types.js';
 import type { SnapshotStore } from '../store/types.js';
 import type { AppState } from './context.js';
 import type { Health } from './health.js';
@@ -20,6 +22,13 @@ export interface RequestLogDeps {
   store: SnapshotStore;
   metrics: ServerMetrics;
   health: Health;
+  /** `log.requests` (default `all`). */
+  requests?: RequestLogging;
+}
+
+/** Whether a request answered with `status` gets a log line under `log.requests`. */
+export function logsRequest(requests: RequestLogging, status: number): boolean {
+  return requests === 'all' || (requests === 'errors' && status >= 400);
 }
 
 /** The revision a response speaks for: the request's snapshot, else the default reference's. */
@@ -88,12 +97,13 @@ export function writeRequestLine(log: Logger, line: RequestLine, reqId?: string)
 
 /**
  * writeRequestLine for one method through one logger (the fast path's root logger), with the
- * constant parts prepared once: the same line, byte for byte. `nanos` is the request's duration
- * in nanoseconds; `reqId` must come from requestIdFor.
+ * constant parts prepared once: the same line, byte for byte, for the requests `requests`
+ * selects. `nanos` is the request's duration in nanoseconds; `reqId` must come from requestIdFor.
  */
 export function requestLineWriter(
   log: Logger,
   method: string,
+  requests: RequestLogging = 'all',
 ): (status: number, url: string, nanos: number, remoteAddress: string | undefined, reqId: string) => void {
   const writers = {
     info: fixedLineWriter(log, 'info', 'request'),
@@ -112,6 +122,7 @@ export function requestLineWriter(
   let lastTail = '';
   let tail = '';
   return (status, url, nanos, remoteAddress, reqId) => {
+    if (!logsRequest(requests, status)) return;
     const level = levelOf(status);
     const writer = writers[level];
     if (writer === undefined) {
@@ -141,6 +152,7 @@ export function requestLineWriter(
 }
 
 export function requestLog(deps: RequestLogDeps): Middleware<AppState> {
+  const requests = deps.requests ?? 'all';
   return async (ctx, next) => {
     const requestId = requestIdFor(ctx.get('X-Request-Id'));
     const startedAt = process.hrtime.bigint();
@@ -162,7 +174,9 @@ export function requestLog(deps: RequestLogDeps): Middleware<AppState> {
         { method: ctx.method, route: typeof route === 'string' ? route : 'unmatched', status },
         nanos / 1e9,
       );
-      writeRequestLine(ctx.state.log, requestLine(ctx.method, ctx.originalUrl, status, nanos, ctx.req.socket.remoteAddress));
+      if (logsRequest(requests, status)) {
+        writeRequestLine(ctx.state.log, requestLine(ctx.method, ctx.originalUrl, status, nanos, ctx.req.socket.remoteAddress));
+      }
     }
   };
 }

@@ -18,7 +18,7 @@ function configFor(dir: string, statePath: string, workers: number): string {
   const file = join(dir, 'vexil.yml');
   writeFileSync(
     file,
-    `server:\n  host: 127.0.0.1\n  http_port: 0\n  workers: ${workers}\nlog:\n  level: info\n  encoding: json\nstorage:\n  type: local\n  local:\n    path: ${JSON.stringify(statePath)}\n`,
+    `server:\n  host: 127.0.0.1\n  http_port: 0\n  workers: ${workers}\nlog:\n  level: info\n  encoding: json\n  requests: all\nstorage:\n  type: local\n  local:\n    path: ${JSON.stringify(statePath)}\n`,
   );
   return file;
 }

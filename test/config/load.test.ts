@@ -38,7 +38,7 @@ function configFile(t: Test, yaml: string, name = 'vexil.yml'): string {
 t.test('defaults without a file or environment', async (t) => {
   const c = loadConfig({ env: {} });
   t.same(c.server, { host: '127.0.0.1', http_port: 8080, workers: 1 });
-  t.same(c.log, { level: 'info', encoding: 'json' });
+  t.same(c.log, { level: 'info', encoding: 'json', requests: 'errors' });
   t.equal(c.storage.type, 'local');
   t.equal(c.storage.max_file_size, 8 * 1024 * 1024);
   t.equal(c.storage.local.path, path.join(REPO, 'examples'), 'the bundled examples folder');
@@ -101,7 +101,7 @@ authentication:
   );
   const c = loadConfig({ file, env: {} });
   t.same(c.server, { host: '0.0.0.0', http_port: 9000, workers: 1 });
-  t.same(c.log, { level: 'debug', encoding: 'console' });
+  t.same(c.log, { level: 'debug', encoding: 'console', requests: 'errors' });
   t.equal(c.storage.max_file_size, 1024);
   t.equal(c.storage.local.path, path.join(path.dirname(file), 'state'), 'relative to the config file');
   t.equal(c.authentication.required, true);
@@ -140,6 +140,7 @@ t.test('environment overrides nested keys and keys with underscores', async (t) 
       VEXIL_STORAGE_LOCAL_PATH: 'flags',
       VEXIL_STORAGE_MAX_FILE_SIZE: '2048',
       VEXIL_LOG_ENCODING: 'console',
+      VEXIL_LOG_REQUESTS: 'all',
       VEXIL_AUTHENTICATION_METHODS_TOKEN_ENABLED: 'true',
       VEXIL_AUTHENTICATION_METHODS_TOKEN_CLEANUP_GRACE_PERIOD: '2h',
       VEXIL_AUTHENTICATION_SESSION_TOKEN_LIFETIME: '48h',
@@ -153,6 +154,7 @@ t.test('environment overrides nested keys and keys with underscores', async (t) 
   t.equal(c.storage.local.path, path.join(cwd, 'flags'), 'relative to cwd when set from the environment');
   t.equal(c.storage.max_file_size, 2048);
   t.equal(c.log.encoding, 'console');
+  t.equal(c.log.requests, 'all');
   t.equal(c.authentication.methods.token.enabled, true);
   t.equal(c.authentication.methods.token.cleanup.grace_period, 2 * 3600_000);
   t.equal(c.authentication.methods.token.bootstrap.token, 'boot');
@@ -461,7 +463,7 @@ t.test('every example config loads', async (t) => {
   t.same(local, loadConfig({ env: {} }), 'local.yml spells out the defaults');
 
   const consoleLog = loadConfig({ file: path.join(dir, 'console-log.yml'), env: {} });
-  t.same(consoleLog.log, { level: 'debug', encoding: 'console' });
+  t.same(consoleLog.log, { level: 'debug', encoding: 'console', requests: 'all' });
 
   const secrets = { CSRF_KEY: 'k'.repeat(32), BOOTSTRAP_TOKEN: 'boot', OIDC_CLIENT_SECRET: 'o', CODE_HOST_CLIENT_SECRET: 'c' };
   const auth = loadConfig({ file: path.join(dir, 'authentication.yml'), env: secrets });

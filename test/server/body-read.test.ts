@@ -73,7 +73,7 @@ t.test('non-ASCII UTF-8 is read as such; invalid UTF-8 is refused', async (t) =>
 
 t.test('an upload that stops half way is logged as a 400 "request aborted"', async (t) => {
   const { lines, logger } = capturingLogger();
-  const { url } = await startTestServer(t, { logger });
+  const { url } = await startTestServer(t, { logger, requests: 'all' });
   const u = new URL(url);
   await new Promise<void>((resolve) => {
     const socket = connect(Number(u.port), u.hostname, () => {

@@ -22,6 +22,7 @@ for (const fastPath of [true, false]) {
     const { server } = await startTestServer(t, {
       logger: createLogger({ level: 'info', encoding: 'json', destination: sink }),
       fastPath,
+      requests: 'all',
     });
     t.equal(server.fastPath, fastPath);
     await check(t, server.url, lines);

@@ -13,7 +13,7 @@ t.test('request logs: one line per request, level by status, no secrets', async 
       done();
     },
   });
-  const { url } = await startTestServer(t, { logger: pino({ level: 'info' }, sink) });
+  const { url } = await startTestServer(t, { logger: pino({ level: 'info' }, sink), requests: 'all' });
   const secret = 'Bearer sekrit-token-123';
   const ok = await fetch(`${url}/api/v1/namespaces/default/flags/color`, {
     headers: { Authorization: secret, Cookie: 'svc_client_token=sekrit-cookie', 'X-Request-Id': 'req-log-1' },
@@ -30,6 +30,33 @@ t.test('request logs: one line per request, level by status, no secrets', async 
   t.match(second, { level: 40, status: 400 }, '4xx logs at warn');
   const all = JSON.stringify(lines);
   t.notMatch(all, /sekrit/, 'no Authorization or cookie value in any log line');
+});
+
+t.test('log.requests: errors (the default) logs only 4xx and 5xx; none logs no request', async (t) => {
+  for (const fastPath of [true, false]) {
+    for (const requests of ['errors', 'none', undefined] as const) {
+      const lines: Array<Record<string, unknown>> = [];
+      const destination = { write: (s: string) => void lines.push(JSON.parse(s) as Record<string, unknown>) };
+      const logger = createLogger({ level: 'info', encoding: 'json', destination });
+      const { url } = await startTestServer(t, { logger, fastPath, ...(requests !== undefined ? { requests } : {}) });
+      const label = `${requests ?? 'default'}, fast path ${fastPath}`;
+      t.equal((await post(`${url}/evaluate/v1/variant`, { flagKey: 'color', entityId: 'u' }, { 'X-Request-Id': 'ok-1' })).status, 200);
+      t.equal((await post(`${url}/evaluate/v1/variant`, { entityId: 'u' }, { 'X-Request-Id': 'bad-1' })).status, 400);
+      t.equal((await fetch(`${url}/api/v1/namespaces/default/flags/color`, { headers: { 'X-Request-Id': 'ok-2' } })).status, 200);
+      t.equal((await fetch(`${url}/api/v1/namespaces/default/flags/nope`, { headers: { 'X-Request-Id': 'bad-2' } })).status, 404);
+      await new Promise((r) => setTimeout(r, 20));
+      const logged = lines.filter((l) => l.msg === 'request').map((l) => l.reqId);
+      t.same(logged.sort(), requests === 'none' ? [] : ['bad-1', 'bad-2'], `${label}: ${logged.join(', ') || 'none'}`);
+    }
+  }
+  const out: string[] = [];
+  const logger = createLogger({ level: 'info', encoding: 'json', destination: { write: (s: string) => void out.push(s) } });
+  const errorsOnly = requestLineWriter(logger, 'POST', 'errors');
+  errorsOnly(200, '/x', 1, undefined, 'a');
+  errorsOnly(404, '/x', 1, undefined, 'b');
+  errorsOnly(503, '/x', 1, undefined, 'c');
+  requestLineWriter(logger, 'POST', 'none')(500, '/x', 1, undefined, 'd');
+  t.same(out.map((l) => JSON.parse(l).reqId), ['b', 'c'], 'the writer applies the same rule');
 });
 
 t.test('requestLineWriter writes the line writeRequestLine writes, byte for byte', async (t) => {

@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
+import type { RequestLogging } from '../../src/config/types.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore, type ManagedSnapshotStore } from '../../src/store/snapshot-store.js';
@@ -36,6 +37,8 @@ export interface TestServerOptions {
   logger?: Logger;
   /** Serve evaluations through the node:http fast path (default true, as `vexil serve`). */
   fastPath?: boolean;
+  /** `log.requests` (default: the config default, `errors`). */
+  requests?: RequestLogging;
 }
 
 /** A copy of a fixture folder served by a local-source snapshot store (closed at teardown). */
@@ -54,6 +57,7 @@ export async function startTestStore(t: Teardown, opts: Pick<TestServerOptions, 
 
 export async function startTestServer(t: Teardown, opts: TestServerOptions = {}): Promise<TestServer> {
   const { dir, config, store } = await startTestStore(t, opts);
+  if (opts.requests !== undefined) config.log.requests = opts.requests;
   const server = await startHttpServer({
     store,
     config,
