@@ -130,7 +130,8 @@ function readBody(req: ReadingRequest, read: BodyRead): void {
   req[BODY_READ] = read;
   // On success the listeners stay: the request has ended, they ignore anything later (and an
   // 'error' after the end is still handled), and removing them cost more than the read itself.
-  req.on('aborted', onBodyAborted);
+  // An upload cut short arrives as 'error' (Node emits it, after 'aborted', when there is a
+  // listener), so no 'aborted' listener is needed.
   req.on('data', onBodyData);
   req.on('end', onBodyEnd);
   req.on('error', onBodyEnd);
@@ -139,7 +140,6 @@ function readBody(req: ReadingRequest, read: BodyRead): void {
 function failRead(req: ReadingRequest, read: BodyRead, err: unknown, listening = true): void {
   read.complete = true;
   if (listening) {
-    req.off('aborted', onBodyAborted);
     req.off('data', onBodyData);
     req.off('end', onBodyEnd);
     req.off('error', onBodyEnd);
@@ -150,11 +150,6 @@ function failRead(req: ReadingRequest, read: BodyRead, err: unknown, listening =
     (e) => read.sink.onJsonError(e),
     (e: unknown) => read.sink.onJsonError(e),
   );
-}
-
-function onBodyAborted(this: ReadingRequest): void {
-  const read = this[BODY_READ];
-  if (read !== undefined && !read.complete) failRead(this, read, new VexilError(Code.InvalidArgument, 'request aborted'));
 }
 
 function onBodyData(this: ReadingRequest, chunk: Buffer): void {
@@ -169,7 +164,7 @@ function onBodyData(this: ReadingRequest, chunk: Buffer): void {
 function onBodyEnd(this: ReadingRequest, err?: unknown): void {
   const read = this[BODY_READ];
   if (read === undefined || read.complete) return;
-  if (err !== undefined) return failRead(this, read, err);
+  if (err !== undefined) return failRead(this, read, this.aborted ? new VexilError(Code.InvalidArgument, 'request aborted') : err);
   if (!Number.isNaN(read.declared) && read.received !== read.declared) {
     return failRead(this, read, new VexilError(Code.InvalidArgument, 'request size did not match content length'));
   }

@@ -4,7 +4,6 @@
  * metric and writes one log line (which requests get one is `log.requests`). Never logs headers
  * (no Authorization, no cookies).
  */
-import { randomUUID } from 'node:crypto';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { fixedLineWriter, writeFixedLine } from '../logger.js';
@@ -13,6 +12,7 @@ import type { SnapshotStore } from '../store/types.js';
 import type { AppState } from './context.js';
 import type { Health } from './health.js';
 import { decimalText, quote } from './json.js';
+import { newUuid } from './uuid.js';
 import type { ServerMetrics } from './metrics.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
@@ -38,7 +38,7 @@ export function revisionFor(state: Partial<AppState>, store: SnapshotStore): str
 
 /** A sane incoming `X-Request-Id`, else a new UUID. */
 export function requestIdFor(incoming: string | undefined): string {
-  return incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+  return incoming !== undefined && SANE_REQUEST_ID.test(incoming) ? incoming : newUuid();
 }
 
 export interface RequestLine {

@@ -2,7 +2,6 @@
  * `/evaluate/v1`: variant, boolean, batch, and the variant alias under a namespace path.
  * Each request resolves exactly one snapshot (its `reference`) and evaluates against it only.
  */
-import { randomUUID } from 'node:crypto';
 import type Router from '@koa/router';
 import { Code, VexilError } from '../../errors.js';
 import { evaluateBatch, evaluateBoolean, evaluateVariant } from '../../evaluation/index.js';
@@ -16,6 +15,7 @@ import { decimalText, jsonStrings, quote } from '../json.js';
 import type { CounterSeries, ServerMetrics } from '../metrics.js';
 import { sendJsonText } from '../respond.js';
 import { parseBatchRequest, parseEvaluationRequest, type ParsedBatchRequest, type ParsedEvaluationRequest } from '../validate-request.js';
+import { newUuid } from '../uuid.js';
 import { readSnapshot } from './snapshot.js';
 
 export interface Timing {
@@ -111,7 +111,7 @@ function middle(requestIdJson: string, t: Timing): string {
  */
 function requestIdJson(bodyRequestId: string | undefined, serverRequestId: string | undefined): string {
   if (bodyRequestId) return quote(bodyRequestId);
-  return `"${serverRequestId || randomUUID()}"`;
+  return `"${serverRequestId || newUuid()}"`;
 }
 
 /** `idJson` is `requestId` as JSON text when the caller has it (then `requestId` is not read). */
@@ -225,12 +225,12 @@ export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, star
     case 'variant': {
       const parsed = p.parsed;
       const result = evaluateVariantCounted(snapshot, parsed, metrics);
-      return variantBody(result, parsed.requestId || requestId || randomUUID(), timing(startedAt), parsed.request.flagKey);
+      return variantBody(result, parsed.requestId || requestId || newUuid(), timing(startedAt), parsed.request.flagKey);
     }
     case 'boolean': {
       const parsed = p.parsed;
       const result = evaluateBooleanCounted(snapshot, parsed, metrics);
-      return booleanBody(result, parsed.requestId || requestId || randomUUID(), timing(startedAt));
+      return booleanBody(result, parsed.requestId || requestId || newUuid(), timing(startedAt));
     }
     case 'batch': {
       const parsed = p.parsed;
@@ -257,7 +257,7 @@ export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, star
         }
       });
       return {
-        requestId: parsed.requestId || requestId || randomUUID(),
+        requestId: parsed.requestId || requestId || newUuid(),
         responses,
         requestDurationMillis: t.durationNanos / 1e6,
       };
