@@ -7,7 +7,6 @@ import { isAscii } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { Code, VexilError } from '../errors.js';
 import { toVexilError } from './errors.js';
-import { readFlatJsonObject } from './flat-json.js';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 export const MAX_JSON_DEPTH = 64;
@@ -22,12 +21,6 @@ const UTF8_CHARSETS = new Set(['utf-8', 'utf8', 'us-ascii']);
 export interface ReadJsonOptions {
   limit?: number;
   maxDepth?: number;
-  /**
-   * Try flat-json.ts first: for a flat object of plain ASCII strings it gives what JSON.parse
-   * would, with nested objects that have no prototype (fine for evaluation bodies, whose readers
-   * only enumerate them). Anything else is parsed the general way.
-   */
-  flatObjects?: boolean;
 }
 
 /** Returns the parsed top-level JSON object of the request body. */
@@ -66,7 +59,7 @@ export function readJsonWith(req: IncomingMessage, sink: JsonSink, opts: ReadJso
     sink.onJsonError(err);
     return;
   }
-  readBody(req, new BodyRead(sink, limit, opts.maxDepth ?? MAX_JSON_DEPTH, opts.flatObjects === true));
+  readBody(req, new BodyRead(sink, limit, opts.maxDepth ?? MAX_JSON_DEPTH));
 }
 
 /**
@@ -86,19 +79,16 @@ class BodyRead {
     readonly sink: JsonSink,
     readonly limit: number,
     readonly maxDepth: number,
-    readonly flatObjects: boolean,
   ) {}
 
   /** The whole body arrived: parse it and deliver. */
   done(bytes: Buffer): void {
-    let value: unknown = this.flatObjects && this.maxDepth >= 2 ? readFlatJsonObject(bytes) : undefined;
-    if (value === undefined) {
-      try {
-        value = parseJsonText(decodeUtf8(bytes), this.maxDepth);
-      } catch (err) {
-        this.sink.onJsonError(err);
-        return;
-      }
+    let value: unknown;
+    try {
+      value = parseJsonText(decodeUtf8(bytes), this.maxDepth);
+    } catch (err) {
+      this.sink.onJsonError(err);
+      return;
     }
     this.sink.onJson(value);
   }

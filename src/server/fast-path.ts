@@ -74,8 +74,6 @@ function routeOf(path: string): Route | undefined {
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
-/** Evaluation bodies are flat objects of strings: read them in one pass (body.ts, flat-json.ts). */
-const FLAT = { flatObjects: true } as const;
 
 export function createFastPath(deps: FastPathDeps): FastPath {
   const { store, metrics, health, logger, gates, cookie } = deps;
@@ -135,7 +133,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
         return;
       }
       this.matched = true;
-      readJsonWith(this.req, this, FLAT);
+      readJsonWith(this.req, this);
     }
 
     async authenticate(): Promise<void> {
