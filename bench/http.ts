@@ -4,8 +4,10 @@
  * file; `log.requests: errors`, so answered evaluations write no line) and, in the same run,
  * against a bare node:http server answering a fixed body of the same size (the ceiling). Each
  * server and the load generator are separate processes; each server gets a short warm-up run
- * first. Target: vexil >= 0.7x the ceiling's req/s. One more run with `log.requests: all` (a log
- * line per request) shows what access logging costs; it is reported, not judged.
+ * first, then each gets its 10 s of load in turns of about 2 s, alternating (measureInterleaved),
+ * so a slow spell of the shared machine hits both alike. Target: vexil >= 0.7x the ceiling's
+ * req/s. A second vexil with `log.requests: all` (a log line per request) takes its turns too and
+ * shows what access logging costs; it is reported, not judged.
  *
  * Cluster mode: the same pair again with `server.workers: 0` (one worker per core) against a
  * clustered ceiling (node:cluster, as many workers). On 2 cores the load generator takes one, so
@@ -159,18 +161,79 @@ export interface MeasuredRun extends AutocannonLine {
   serverCpuUsPerRequest?: number;
 }
 
-/** One measured autocannon run, with the server's CPU time over it. */
-async function measured(build: BenchBuild, url: string, opts: HttpOptions, server: ChildProcess): Promise<MeasuredRun> {
-  const before = server.pid !== undefined ? cpuSecondsOfTree(server.pid) : undefined;
-  const line = await load(build, url, opts, opts.durationSec);
-  const after = server.pid !== undefined ? cpuSecondsOfTree(server.pid) : undefined;
-  if (before === undefined || after === undefined || line.totalRequests === 0) return line;
-  return { ...line, serverCpuUsPerRequest: ((after - before) * 1e6) / line.totalRequests };
-}
-
 async function load(build: BenchBuild, url: string, opts: HttpOptions, durationSec: number): Promise<AutocannonLine> {
   const [line] = await runWorker<AutocannonLine>(build.root, 'autocannon-worker', { url, connections: opts.connections, durationSec, body: EVAL_BODY });
   return line;
+}
+
+/** A server under test: its process (tree) and the URL the load goes to. */
+interface Target {
+  label: string;
+  child: ChildProcess;
+  endpoint: string;
+}
+
+/**
+ * Rounds the measured time is split into: turns of 2 s, or of 1 s when the time is an odd number
+ * of seconds (autocannon ends a run on a whole second).
+ */
+function roundsFor(durationSec: number): number {
+  const seconds = Math.max(1, Math.round(durationSec));
+  return seconds % 2 === 0 ? seconds / 2 : seconds;
+}
+
+/**
+ * Measures the targets against each other: after a warm-up of each, the measured time is split
+ * into rounds and every target gets its share of each round in turn (vexil, ceiling, vexil, ...).
+ * The machine is shared, and its speed drifts over seconds; measured back to back in short
+ * turns, every target sees the same drift, so their ratio is not decided by which one ran during
+ * a slow spell. Each target still gets `durationSec` of load in all, from 50 connections.
+ * req/s = all requests / all measured seconds; p50 = median of the rounds' p50, p99 = the worst
+ * round's; CPU per request from /proc over the measured turns only.
+ */
+async function measureInterleaved(build: BenchBuild, targets: readonly Target[], opts: HttpOptions, log: (s: string) => void): Promise<MeasuredRun[]> {
+  for (const t of targets) if (opts.warmupSec > 0) await load(build, t.endpoint, opts, opts.warmupSec);
+  const rounds = roundsFor(opts.durationSec);
+  const turnSec = Math.max(1, Math.round(opts.durationSec)) / rounds;
+  const lines = targets.map(() => [] as AutocannonLine[]);
+  const cpu = targets.map(() => 0 as number | undefined);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, t] of targets.entries()) {
+      const before = t.child.pid !== undefined ? cpuSecondsOfTree(t.child.pid) : undefined;
+      const line = await load(build, t.endpoint, opts, turnSec);
+      const after = t.child.pid !== undefined ? cpuSecondsOfTree(t.child.pid) : undefined;
+      lines[i]!.push(line);
+      cpu[i] = before === undefined || after === undefined || cpu[i] === undefined ? undefined : cpu[i]! + (after - before);
+    }
+    log(`  round ${r + 1}/${rounds}: ${targets.map((t, i) => `${t.label} ${fmtInt(lines[i]![r]!.reqPerSec)} req/s`).join(', ')}`);
+  }
+  return targets.map((_, i) => combine(lines[i]!, cpu[i]));
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 === 1 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+/** One run's figures from the rounds of one target. */
+function combine(lines: AutocannonLine[], cpuSeconds: number | undefined): MeasuredRun {
+  const total = lines.reduce((n, l) => n + l.totalRequests, 0);
+  const seconds = lines.reduce((n, l) => n + l.durationSec, 0);
+  const run: MeasuredRun = {
+    url: lines[0]!.url,
+    reqPerSec: seconds > 0 ? total / seconds : 0,
+    totalRequests: total,
+    p50Ms: median(lines.map((l) => l.p50Ms)),
+    p99Ms: Math.max(...lines.map((l) => l.p99Ms)),
+    avgLatencyMs: total > 0 ? lines.reduce((n, l) => n + l.avgLatencyMs * l.totalRequests, 0) / total : 0,
+    non2xx: lines.reduce((n, l) => n + l.non2xx, 0),
+    errors: lines.reduce((n, l) => n + l.errors, 0),
+    timeouts: lines.reduce((n, l) => n + l.timeouts, 0),
+    durationSec: seconds,
+  };
+  if (cpuSeconds !== undefined && total > 0) run.serverCpuUsPerRequest = (cpuSeconds * 1e6) / total;
+  return run;
 }
 
 export interface HttpPair {
@@ -182,37 +245,24 @@ export interface HttpPair {
   everyRequestLogged?: MeasuredRun;
 }
 
-/** Starts vexil, checks its answer, warms it up, measures it and stops it. */
-async function measureVexil(
-  build: BenchBuild,
-  dir: string,
-  opts: HttpOptions,
-  workers: number,
-  label: string,
-  log: (s: string) => void,
-  requests?: 'all',
-): Promise<{ run: MeasuredRun; responseBytes: number }> {
+/** Starts vexil and checks its answer; returns the target and the size of a response. */
+async function startCheckedVexil(build: BenchBuild, dir: string, workers: number, label: string, log: (s: string) => void, requests?: 'all') {
   const v = await startVexil(build, dir, workers === 1 ? 1 : 0, requests);
-  try {
-    const endpoint = `${v.url}/evaluate/v1/variant`;
-    const probe = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: EVAL_BODY });
-    const sample = await probe.text();
-    if (probe.status !== 200) throw new Error(`vexil answered ${probe.status}: ${sample}`);
-    const responseBytes = Buffer.byteLength(sample);
-    log(`  vexil (${label}) at ${v.url}; a response is ${responseBytes} bytes: ${sample}`);
-    if (opts.warmupSec > 0) await load(build, endpoint, opts, opts.warmupSec);
-    const run = await measured(build, endpoint, opts, v.child);
-    log(`  vexil (${label}): ${fmtInt(run.reqPerSec)} req/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, non-2xx ${run.non2xx}, errors ${run.errors}, server CPU ${fmtCpu(run)} per request`);
-    if (run.non2xx > 0 || run.errors > 0) throw new Error(`vexil answered ${run.non2xx} non-2xx and ${run.errors} errors under load`);
-    return { run, responseBytes };
-  } finally {
+  const endpoint = `${v.url}/evaluate/v1/variant`;
+  const probe = await fetch(endpoint, { method: 'POST', headers: { 'content-type': 'application/json' }, body: EVAL_BODY });
+  const sample = await probe.text();
+  if (probe.status !== 200) {
     await stop(v.child);
+    throw new Error(`vexil answered ${probe.status}: ${sample}`);
   }
+  log(`  ${label} at ${v.url}; a response is ${Buffer.byteLength(sample)} bytes: ${sample}`);
+  return { target: { label, child: v.child, endpoint }, responseBytes: Buffer.byteLength(sample) };
 }
 
 /**
- * vexil, then the ceiling, with the same number of serving processes; one after the other. With
- * `everyRequestLogged`, vexil once more with `log.requests: all` after the ceiling.
+ * vexil and the ceiling with the same number of serving processes, measured in alternating turns
+ * (measureInterleaved). With `everyRequestLogged`, a second vexil with `log.requests: all` takes
+ * its turns too.
  */
 async function measurePair(
   build: BenchBuild,
@@ -222,32 +272,37 @@ async function measurePair(
   log: (s: string) => void,
   everyRequestLogged = false,
 ): Promise<HttpPair & { responseBytes: number }> {
-  let ceilingProc: ChildProcess | undefined;
   const label = workers === 1 ? 'single process' : `${workers} workers`;
+  const started: ChildProcess[] = [];
   try {
-    const { run: vexil, responseBytes } = await measureVexil(build, join(dir, `w${workers}`), opts, workers, label, log);
-
-    const c = await startCeiling(build, responseBytes, workers);
-    ceilingProc = c.child;
-    if (opts.warmupSec > 0) await load(build, `${c.url}/evaluate/v1/variant`, opts, opts.warmupSec);
-    const ceiling = await measured(build, `${c.url}/evaluate/v1/variant`, opts, c.child);
-    log(`  ceiling (${label}): ${fmtInt(ceiling.reqPerSec)} req/s, p50 ${ceiling.p50Ms} ms, p99 ${ceiling.p99Ms} ms, server CPU ${fmtCpu(ceiling)} per request`);
-    await stop(c.child);
-    ceilingProc = undefined;
-
-    const logged = everyRequestLogged
-      ? (await measureVexil(build, join(dir, `w${workers}-all`), opts, workers, `${label}, log.requests: all`, log, 'all')).run
-      : undefined;
+    const vexil = await startCheckedVexil(build, join(dir, `w${workers}`), workers, `vexil (${label})`, log);
+    started.push(vexil.target.child);
+    const c = await startCeiling(build, vexil.responseBytes, workers);
+    started.push(c.child);
+    const targets: Target[] = [vexil.target, { label: `ceiling (${label})`, child: c.child, endpoint: `${c.url}/evaluate/v1/variant` }];
+    if (everyRequestLogged) {
+      const all = await startCheckedVexil(build, join(dir, `w${workers}-all`), workers, `vexil (${label}, log.requests: all)`, log, 'all');
+      started.push(all.target.child);
+      targets.push(all.target);
+    }
+    const runs = await measureInterleaved(build, targets, opts, log);
+    for (const [i, run] of runs.entries()) {
+      log(`  ${targets[i]!.label}: ${fmtInt(run.reqPerSec)} req/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, non-2xx ${run.non2xx}, errors ${run.errors}, server CPU ${fmtCpu(run)} per request`);
+    }
+    for (const [i, run] of runs.entries()) {
+      if (i !== 1 && (run.non2xx > 0 || run.errors > 0)) throw new Error(`${targets[i]!.label} answered ${run.non2xx} non-2xx and ${run.errors} errors under load`);
+    }
+    const [v, ceiling, logged] = runs as [MeasuredRun, MeasuredRun, MeasuredRun | undefined];
     return {
       workers,
-      vexil,
+      vexil: v,
       ceiling,
-      ratio: vexil.reqPerSec / ceiling.reqPerSec,
-      responseBytes,
+      ratio: v.reqPerSec / ceiling.reqPerSec,
+      responseBytes: vexil.responseBytes,
       ...(logged !== undefined ? { everyRequestLogged: logged } : {}),
     };
   } finally {
-    if (ceilingProc) await stop(ceilingProc);
+    for (const child of started) await stop(child);
   }
 }
 
@@ -268,7 +323,7 @@ export async function runHttpBench(build: BenchBuild, opts: HttpOptions, log: (s
         ? ` Server CPU per request: vexil ${fmtCpu(p.vexil)}, ceiling ${fmtCpu(p.ceiling)} (${(p.vexil.serverCpuUsPerRequest / p.ceiling.serverCpuUsPerRequest).toFixed(2)}× the ceiling's).`
         : '';
     const markdown = [
-      `autocannon, ${opts.connections} connections, ${opts.durationSec} s (after a ${opts.warmupSec} s warm-up), POST /evaluate/v1/variant with a ${Buffer.byteLength(EVAL_BODY)}-byte body; the ceiling answers a fixed ${responseBytes}-byte body. First one process each, then \`server.workers: 0\` (${cores} workers) against a node:cluster ceiling of ${cores} workers; the load generator shares the same ${cores} cores.`,
+      `autocannon, ${opts.connections} connections, ${opts.durationSec} s (after a ${opts.warmupSec} s warm-up), POST /evaluate/v1/variant with a ${Buffer.byteLength(EVAL_BODY)}-byte body; the ceiling answers a fixed ${responseBytes}-byte body. Each server's ${opts.durationSec} s are taken in ${roundsFor(opts.durationSec)} alternating turns of ${Math.max(1, Math.round(opts.durationSec)) / roundsFor(opts.durationSec)} s (vexil, ceiling, vexil with \`log.requests: all\`, again ...), so the machine's drift hits all alike. First one process each, then \`server.workers: 0\` (${cores} workers) against a node:cluster ceiling of ${cores} workers; the load generator shares the same ${cores} cores.`,
       '',
       '| server | req/s | p50 | p99 | requests | non-2xx / errors | server CPU / request |',
       '|---|---:|---:|---:|---:|---:|---:|',

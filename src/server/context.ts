@@ -11,8 +11,8 @@ export interface AppState {
   log: Logger;
   /** The query string, strictly decoded (first value wins for a repeated name). */
   query: ReadonlyMap<string, string>;
-  /** `process.hrtime.bigint()` when the request entered the app. */
-  startedAt: bigint;
+  /** clock.ts `monotonicMs()` when the request entered the app. */
+  startedAt: number;
   /** `?pretty` was given: indent JSON. */
   pretty: boolean;
   /** The JSON body, once read: authentication may read it before routing; the route reuses it. */

@@ -20,6 +20,7 @@ import type { RequestLogging } from '../config/types.js';
 import type { Snapshot } from '../state/model.js';
 import type { SnapshotStore } from '../store/types.js';
 import { readJson, readJsonWith, type JsonSink } from './body.js';
+import { monotonicMs, nanosSince } from './clock.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
 import type { Health } from './health.js';
 import type { HistogramSeries, ServerMetrics } from './metrics.js';
@@ -96,7 +97,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
    */
   class Exchange implements JsonSink {
     readonly requestId: string;
-    readonly startedAt: bigint;
+    readonly startedAt: number;
     pretty = false;
     /** Errors before routing (URL, authentication) are 'unmatched', as in the Koa chain. */
     matched = false;
@@ -111,7 +112,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       readonly route: Route,
     ) {
       this.requestId = requestIdFor(req.headers['x-request-id'] as string | undefined);
-      this.startedAt = process.hrtime.bigint();
+      this.startedAt = monotonicMs();
     }
 
     /** The request id when the server made it up (it then also names the response body). */
@@ -199,12 +200,14 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     /** Metrics, the log line, then the response in one writeHead + end. */
     answer(status: number, body: string, headers: Record<string, string> | undefined): void {
       const { req, res, requestId } = this;
-      const nanos = Number(process.hrtime.bigint() - this.startedAt);
+      const nanos = nanosSince(this.startedAt);
       const seconds = nanos / 1e9;
       if (status === 200) observeOk(this.route.pattern, seconds);
       else metrics.observeRequest({ method: 'POST', route: this.matched ? this.route.pattern : 'unmatched', status }, seconds);
-      if (this.child === undefined) requestLines(status, this.url, nanos, req.socket.remoteAddress, requestId);
-      else if (logsRequest(requests, status)) writeRequestLine(this.child, requestLine('POST', this.url, status, nanos, req.socket.remoteAddress));
+      if (logsRequest(requests, status)) {
+        if (this.child === undefined) requestLines(status, this.url, nanos, req.socket.remoteAddress, requestId);
+        else writeRequestLine(this.child, requestLine('POST', this.url, status, nanos, req.socket.remoteAddress));
+      }
       if (res.destroyed || res.writableEnded) return;
       // A flat [name, value, ...] list goes to the socket without building a header map.
       const head: string[] = [

@@ -11,6 +11,7 @@ import type { RequestLogging } from '../config/types.js';
 import type { SnapshotStore } from '../store/types.js';
 import type { AppState } from './context.js';
 import type { Health } from './health.js';
+import { monotonicMs, nanosSince } from './clock.js';
 import { decimalText, quote } from './json.js';
 import { newUuid } from './uuid.js';
 import type { ServerMetrics } from './metrics.js';
@@ -155,7 +156,7 @@ export function requestLog(deps: RequestLogDeps): Middleware<AppState> {
   const requests = deps.requests ?? 'all';
   return async (ctx, next) => {
     const requestId = requestIdFor(ctx.get('X-Request-Id'));
-    const startedAt = process.hrtime.bigint();
+    const startedAt = monotonicMs();
     ctx.state.requestId = requestId;
     ctx.state.startedAt = startedAt;
     ctx.state.log = deps.logger.child({ reqId: requestId });
@@ -167,7 +168,7 @@ export function requestLog(deps: RequestLogDeps): Middleware<AppState> {
       ctx.set('X-Request-Id', requestId);
       ctx.set('X-Vexil-Revision', revisionFor(ctx.state, deps.store));
       if (!deps.health.serving) ctx.set('Connection', 'close');
-      const nanos = Number(process.hrtime.bigint() - startedAt);
+      const nanos = nanosSince(startedAt);
       const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;
       const status = ctx.status;
       deps.metrics.observeRequest(

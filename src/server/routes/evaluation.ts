@@ -10,7 +10,7 @@ import type { Snapshot } from '../../state/model.js';
 import type { SnapshotStore } from '../../store/types.js';
 import { asJsonObject, readJson } from '../body.js';
 import type { AppRouterContext, AppState } from '../context.js';
-import { isoTimestamp } from '../clock.js';
+import { isoTimestamp, nanosSince } from '../clock.js';
 import { decimalText, jsonStrings, quote } from '../json.js';
 import type { CounterSeries, ServerMetrics } from '../metrics.js';
 import { sendJsonText } from '../respond.js';
@@ -24,8 +24,8 @@ export interface Timing {
   timestamp: string;
 }
 
-function timing(startedAt: bigint): Timing {
-  return { durationNanos: Number(process.hrtime.bigint() - startedAt), timestamp: isoTimestamp() };
+function timing(startedAt: number): Timing {
+  return { durationNanos: nanosSince(startedAt), timestamp: isoTimestamp() };
 }
 
 export function variantBody(r: VariantResult, requestId: string, t: Timing, flagKey: string) {
@@ -215,12 +215,13 @@ function evaluateBooleanCounted(snapshot: Snapshot, parsed: ParsedEvaluationRequ
 
 /**
  * Evaluates against the request's one snapshot, counts the evaluations and returns the response
- * object (the caller serialises it). `startedAt` is when the request entered the server.
+ * object (the caller serialises it). `startedAt` is when the request entered the server
+ * (clock.ts monotonicMs).
  * `requestId` is the request's own id when the server generated it (from requestIdFor): a
  * response whose body names no `requestId` carries that one, so body, `X-Request-Id` and log line
  * agree; without it a fresh UUID is generated.
  */
-export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, startedAt: bigint, metrics: ServerMetrics, requestId?: string): object {
+export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, startedAt: number, metrics: ServerMetrics, requestId?: string): object {
   switch (p.kind) {
     case 'variant': {
       const parsed = p.parsed;
@@ -273,7 +274,7 @@ export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, star
 export function evaluationResponseJson(
   p: ParsedEvaluation,
   snapshot: Snapshot,
-  startedAt: bigint,
+  startedAt: number,
   metrics: ServerMetrics,
   pretty: boolean,
   requestId?: string,
