@@ -25,7 +25,7 @@ import { serializeErrorBody, toErrorResponse } from './errors.js';
 import type { Health } from './health.js';
 import type { HistogramSeries, ServerMetrics } from './metrics.js';
 import { logsRequest, requestIdFor, requestLine, requestLineWriter, writeRequestLine } from './request-log.js';
-import { evaluationResponseJson, parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation } from './routes/evaluation.js';
+import { evaluationResponseText, parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation, type ResponseText } from './routes/evaluation.js';
 import { checkPathEncoding, parseQueryString } from './url.js';
 
 export interface FastPathDeps {
@@ -179,15 +179,15 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     }
 
     evaluate(p: ParsedEvaluation, snapshot: Snapshot): void {
-      let body: string;
+      let body: ResponseText;
       try {
         this.snapshot = snapshot;
-        body = evaluationResponseJson(p, snapshot, this.startedAt, metrics, this.pretty, this.generatedId);
+        body = evaluationResponseText(p, snapshot, this.startedAt, metrics, this.pretty, this.generatedId);
       } catch (err) {
         this.onJsonError(err);
         return;
       }
-      this.answer(200, body, undefined);
+      this.answer(200, body.text, undefined, body.ascii);
     }
 
     /** Any failure on the way (not only the body's): answered as the Koa chain answers it. */
@@ -197,8 +197,12 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       this.answer(r.status, serializeErrorBody(r.body, this.pretty), r.headers);
     }
 
-    /** Metrics, the log line, then the response in one writeHead + end. */
-    answer(status: number, body: string, headers: Record<string, string> | undefined): void {
+    /**
+     * Metrics, the log line, then the response in one writeHead + end. A body known to be ASCII
+     * is sized by its length and sent as latin1 (the same bytes): neither needs the text
+     * flattened or scanned first.
+     */
+    answer(status: number, body: string, headers: Record<string, string> | undefined, ascii = false): void {
       const { req, res, requestId } = this;
       const nanos = nanosSince(this.startedAt);
       const seconds = nanos / 1e9;
@@ -214,7 +218,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
         'Content-Type',
         JSON_TYPE,
         'Content-Length',
-        String(Buffer.byteLength(body)),
+        String(ascii ? body.length : Buffer.byteLength(body)),
         'X-Request-Id',
         requestId,
         'X-Vexil-Revision',
@@ -223,7 +227,8 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       if (headers !== undefined) for (const name in headers) head.push(name, headers[name]!);
       if (!health.serving && headers?.Connection === undefined) head.push('Connection', 'close');
       res.writeHead(status, head);
-      res.end(body);
+      if (ascii) res.end(body, 'latin1');
+      else res.end(body);
     }
   }
 

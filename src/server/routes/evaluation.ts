@@ -67,6 +67,14 @@ interface Fragments {
   readonly head: string;
   /** From `,"flagKey":` to the closing brace. */
   readonly tail: string;
+  /** Whether head and tail are ASCII (then a response's length in bytes is its length). */
+  readonly ascii: boolean;
+}
+
+const NON_ASCII = /[^\x00-\x7f]/;
+
+function fragments(head: string, tail: string): Fragments {
+  return { head, tail, ascii: !NON_ASCII.test(head) && !NON_ASCII.test(tail) };
 }
 
 const variantFragments = new WeakMap<VariantResult, Fragments>();
@@ -75,12 +83,11 @@ const booleanFragments = new WeakMap<BooleanResult, Fragments>();
 function variantFragmentsOf(r: VariantResult): Fragments {
   let f = variantFragments.get(r);
   if (f !== undefined) return f;
-  f = {
-    head:
-      `{"match":${r.match ? 'true' : 'false'},"segmentKeys":${jsonStrings(r.segmentKeys)},"reason":${quote(r.reason)},` +
+  f = fragments(
+    `{"match":${r.match ? 'true' : 'false'},"segmentKeys":${jsonStrings(r.segmentKeys)},"reason":${quote(r.reason)},` +
       `"variantKey":${quote(r.variantKey)},"variantAttachment":${quote(r.variantAttachment)},"requestId":`,
-    tail: `,"flagKey":${quote(r.flagKey)}}`,
-  };
+    `,"flagKey":${quote(r.flagKey)}}`,
+  );
   if (Object.isFrozen(r)) variantFragments.set(r, f);
   return f;
 }
@@ -88,10 +95,10 @@ function variantFragmentsOf(r: VariantResult): Fragments {
 function booleanFragmentsOf(r: BooleanResult): Fragments {
   let f = booleanFragments.get(r);
   if (f !== undefined) return f;
-  f = {
-    head: `{"enabled":${r.enabled ? 'true' : 'false'},"reason":${quote(r.reason)},"requestId":`,
-    tail: `,"flagKey":${quote(r.flagKey)},"segmentKeys":${jsonStrings(r.segmentKeys)}}`,
-  };
+  f = fragments(
+    `{"enabled":${r.enabled ? 'true' : 'false'},"reason":${quote(r.reason)},"requestId":`,
+    `,"flagKey":${quote(r.flagKey)},"segmentKeys":${jsonStrings(r.segmentKeys)}}`,
+  );
   if (Object.isFrozen(r)) booleanFragments.set(r, f);
   return f;
 }
@@ -266,11 +273,45 @@ export function evaluationResponse(p: ParsedEvaluation, snapshot: Snapshot, star
   }
 }
 
+/** A response body and whether it is known to be ASCII (its length in bytes is then its length). */
+export interface ResponseText {
+  readonly text: string;
+  readonly ascii: boolean;
+}
+
 /**
  * evaluationResponse as the response's JSON text (indented under `pretty`). Variant and boolean
  * answers are written from cached fragments (variantJson, booleanJson): the same text
- * JSON.stringify would give, without serialising the constant part of a result each time.
+ * JSON.stringify would give, without serialising the constant part of a result each time. Their
+ * pieces say whether they are ASCII, so the caller can size and send the text without scanning it.
  */
+export function evaluationResponseText(
+  p: ParsedEvaluation,
+  snapshot: Snapshot,
+  startedAt: number,
+  metrics: ServerMetrics,
+  pretty: boolean,
+  requestId?: string,
+): ResponseText {
+  if (!pretty && p.kind !== 'batch') {
+    const bodyId = p.parsed.requestId;
+    // The server's ids are ASCII (requestIdFor); a body's own id is checked.
+    const idAscii = !bodyId || !NON_ASCII.test(bodyId);
+    const idJson = requestIdJson(bodyId, requestId);
+    if (p.kind === 'variant') {
+      const result = evaluateVariantCounted(snapshot, p.parsed, metrics);
+      const flagKey = p.parsed.request.flagKey;
+      const ascii = idAscii && flagKey === result.flagKey && variantFragmentsOf(result).ascii;
+      return { text: variantJson(result, '', timing(startedAt), flagKey, idJson), ascii };
+    }
+    const result = evaluateBooleanCounted(snapshot, p.parsed, metrics);
+    return { text: booleanJson(result, '', timing(startedAt), idJson), ascii: idAscii && booleanFragmentsOf(result).ascii };
+  }
+  const out = evaluationResponse(p, snapshot, startedAt, metrics, requestId);
+  return { text: pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out), ascii: false };
+}
+
+/** evaluationResponseText's text. */
 export function evaluationResponseJson(
   p: ParsedEvaluation,
   snapshot: Snapshot,
@@ -279,18 +320,7 @@ export function evaluationResponseJson(
   pretty: boolean,
   requestId?: string,
 ): string {
-  if (!pretty) {
-    if (p.kind === 'variant') {
-      const result = evaluateVariantCounted(snapshot, p.parsed, metrics);
-      return variantJson(result, '', timing(startedAt), p.parsed.request.flagKey, requestIdJson(p.parsed.requestId, requestId));
-    }
-    if (p.kind === 'boolean') {
-      const result = evaluateBooleanCounted(snapshot, p.parsed, metrics);
-      return booleanJson(result, '', timing(startedAt), requestIdJson(p.parsed.requestId, requestId));
-    }
-  }
-  const out = evaluationResponse(p, snapshot, startedAt, metrics, requestId);
-  return pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out);
+  return evaluationResponseText(p, snapshot, startedAt, metrics, pretty, requestId).text;
 }
 
 /** The body, read once per request (authentication may have read it before routing). */
