@@ -311,18 +311,6 @@ export function evaluationResponseText(
   return { text: pretty ? JSON.stringify(out, null, 2) : JSON.stringify(out), ascii: false };
 }
 
-/** evaluationResponseText's text. */
-export function evaluationResponseJson(
-  p: ParsedEvaluation,
-  snapshot: Snapshot,
-  startedAt: number,
-  metrics: ServerMetrics,
-  pretty: boolean,
-  requestId?: string,
-): string {
-  return evaluationResponseText(p, snapshot, startedAt, metrics, pretty, requestId).text;
-}
-
 /** The body, read once per request (authentication may have read it before routing). */
 export function requestBody(ctx: AppRouterContext): Promise<unknown> {
   return (ctx.state.jsonBody ??= readJson(ctx.req));
@@ -339,7 +327,7 @@ export function registerEvaluationRoutes(
     const snapshot = await readSnapshot(ctx, store, referenceOf(p));
     // An id the server generated (no sane incoming X-Request-Id) also names the response.
     const generated = ctx.state.requestId !== ctx.get('X-Request-Id') ? ctx.state.requestId : undefined;
-    sendJsonText(ctx, evaluationResponseJson(p, snapshot, ctx.state.startedAt, metrics, ctx.state.pretty, generated));
+    sendJsonText(ctx, evaluationResponseText(p, snapshot, ctx.state.startedAt, metrics, ctx.state.pretty, generated).text);
   };
 
   const variant = handler('variant');
