@@ -46,6 +46,44 @@ function checkLabels(names: readonly string[], labels: Readonly<Record<string, s
   return copy;
 }
 
+/**
+ * What both metrics share: name, help, label names, registration, and their series, one per
+ * distinct set of label values (created by `make` on first use, listed in that order).
+ */
+abstract class LabelledMetric<N extends string, S> {
+  readonly name: string;
+  readonly help: string;
+  readonly aggregator = 'sum' as const;
+  readonly labelNames: readonly N[];
+  readonly #series = new Map<string, S>();
+
+  constructor(opts: MetricOptions<N>) {
+    this.name = opts.name;
+    this.help = opts.help;
+    this.labelNames = [...opts.labelNames];
+  }
+
+  protected register(registers: readonly Registry[]): void {
+    for (const r of registers) r.registerMetric(this as never);
+  }
+
+  /** The series of one label set (keep it: the lookup is the costly part). */
+  protected seriesFor(labels: Labels<N>, make: (labels: Record<string, string>) => S): S {
+    const copy = checkLabels(this.labelNames, labels);
+    const key = JSON.stringify(this.labelNames.map((n) => copy[n]));
+    let s = this.#series.get(key);
+    if (s === undefined) {
+      s = make(copy);
+      this.#series.set(key, s);
+    }
+    return s;
+  }
+
+  protected allSeries(): IterableIterator<S> {
+    return this.#series.values();
+  }
+}
+
 export interface CounterSeries {
   inc(): void;
 }
@@ -58,43 +96,29 @@ class CounterSeriesImpl implements CounterSeries {
   }
 }
 
-export class LabelledCounter<N extends string> {
-  readonly name: string;
-  readonly help: string;
+export class LabelledCounter<N extends string> extends LabelledMetric<N, CounterSeriesImpl> {
   readonly type = 'counter' as const;
-  readonly aggregator = 'sum' as const;
-  readonly labelNames: readonly N[];
-  #series = new Map<string, CounterSeriesImpl>();
 
   constructor(opts: MetricOptions<N>) {
-    this.name = opts.name;
-    this.help = opts.help;
-    this.labelNames = [...opts.labelNames];
-    for (const r of opts.registers) r.registerMetric(this as never);
+    super(opts);
+    this.register(opts.registers);
   }
 
   /** The series of one label set (keep it: the lookup is the costly part). */
   series(labels: Labels<N>): CounterSeries {
-    const copy = checkLabels(this.labelNames, labels);
-    const key = JSON.stringify(this.labelNames.map((n) => copy[n]));
-    let s = this.#series.get(key);
-    if (s === undefined) {
-      s = new CounterSeriesImpl(copy);
-      this.#series.set(key, s);
-    }
-    return s;
+    return this.seriesFor(labels, (copy) => new CounterSeriesImpl(copy));
   }
 
   async get(): Promise<MetricData> {
     const values: MetricValue[] = [];
     // A series only exists once it was counted (prom-client lists a label set from its first inc).
-    for (const s of this.#series.values()) if (s.value > 0) values.push({ value: s.value, labels: { ...s.labels } });
+    for (const s of this.allSeries()) if (s.value > 0) values.push({ value: s.value, labels: { ...s.labels } });
     return { help: this.help, name: this.name, type: this.type, values, aggregator: this.aggregator };
   }
 
   /** Zeroes every series in place (callers keep theirs); a zero series is not listed. */
   reset(): void {
-    for (const s of this.#series.values()) s.value = 0;
+    for (const s of this.allSeries()) s.value = 0;
   }
 }
 
@@ -126,40 +150,27 @@ class HistogramSeriesImpl implements HistogramSeries {
   }
 }
 
-export class LabelledHistogram<N extends string> {
-  readonly name: string;
-  readonly help: string;
+export class LabelledHistogram<N extends string> extends LabelledMetric<N, HistogramSeriesImpl> {
   readonly type = 'histogram' as const;
-  readonly aggregator = 'sum' as const;
-  readonly labelNames: readonly N[];
   readonly buckets: readonly number[];
-  #series = new Map<string, HistogramSeriesImpl>();
 
   constructor(opts: MetricOptions<N> & { buckets: readonly number[] }) {
-    this.name = opts.name;
-    this.help = opts.help;
     if ((opts.labelNames as readonly string[]).includes('le')) throw new Error('le is a reserved label keyword');
-    this.labelNames = [...opts.labelNames];
+    super(opts);
     this.buckets = [...opts.buckets].sort((a, b) => a - b);
-    for (const r of opts.registers) r.registerMetric(this as never);
+    this.register(opts.registers);
   }
 
+  /** The series of one label set (keep it: the lookup is the costly part). */
   series(labels: Labels<N>): HistogramSeries {
-    const copy = checkLabels(this.labelNames, labels);
-    const key = JSON.stringify(this.labelNames.map((n) => copy[n]));
-    let s = this.#series.get(key);
-    if (s === undefined) {
-      s = new HistogramSeriesImpl(copy, this.buckets);
-      this.#series.set(key, s);
-    }
-    return s;
+    return this.seriesFor(labels, (copy) => new HistogramSeriesImpl(copy, this.buckets));
   }
 
   /** What the Registry formats: cumulative buckets, +Inf, _sum and _count per label set. */
   async getForPromString(): Promise<MetricData> {
     const values: MetricValue[] = [];
     const bucketName = `${this.name}_bucket`;
-    for (const s of this.#series.values()) {
+    for (const s of this.allSeries()) {
       if (s.count === 0) continue;
       let acc = 0;
       for (let i = 0; i < this.buckets.length; i++) {
@@ -182,7 +193,7 @@ export class LabelledHistogram<N extends string> {
 
   /** Zeroes every series in place (callers keep theirs); an empty series is not listed. */
   reset(): void {
-    for (const s of this.#series.values()) {
+    for (const s of this.allSeries()) {
       s.counts.fill(0);
       s.sum = 0;
       s.count = 0;

@@ -196,29 +196,29 @@ function countSuccess(metrics: ServerMetrics, snapshot: Snapshot, req: Evaluatio
   series.inc();
 }
 
-function evaluateVariantCounted(snapshot: Snapshot, parsed: ParsedEvaluationRequest, metrics: ServerMetrics): VariantResult {
-  let result: VariantResult;
+/** Evaluates one request and counts the outcome (a success by its result, a not-found as an error). */
+function evaluateCounted<R extends VariantResult | BooleanResult>(
+  evaluate: (snapshot: Snapshot, req: EvaluationRequest) => R,
+  type: 'variant' | 'boolean',
+  snapshot: Snapshot,
+  parsed: ParsedEvaluationRequest,
+  metrics: ServerMetrics,
+): R {
+  let result: R;
   try {
-    result = evaluateVariant(snapshot, parsed.request);
+    result = evaluate(snapshot, parsed.request);
   } catch (err) {
     countError(metrics, snapshot, parsed.request, err);
     throw err;
   }
-  countSuccess(metrics, snapshot, parsed.request, result, 'variant');
+  countSuccess(metrics, snapshot, parsed.request, result, type);
   return result;
 }
 
-function evaluateBooleanCounted(snapshot: Snapshot, parsed: ParsedEvaluationRequest, metrics: ServerMetrics): BooleanResult {
-  let result: BooleanResult;
-  try {
-    result = evaluateBoolean(snapshot, parsed.request);
-  } catch (err) {
-    countError(metrics, snapshot, parsed.request, err);
-    throw err;
-  }
-  countSuccess(metrics, snapshot, parsed.request, result, 'boolean');
-  return result;
-}
+const evaluateVariantCounted = (snapshot: Snapshot, parsed: ParsedEvaluationRequest, metrics: ServerMetrics) =>
+  evaluateCounted(evaluateVariant, 'variant', snapshot, parsed, metrics);
+const evaluateBooleanCounted = (snapshot: Snapshot, parsed: ParsedEvaluationRequest, metrics: ServerMetrics) =>
+  evaluateCounted(evaluateBoolean, 'boolean', snapshot, parsed, metrics);
 
 /**
  * Evaluates against the request's one snapshot, counts the evaluations and returns the response
