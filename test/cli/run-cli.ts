@@ -1,6 +1,7 @@
 /** Runs the real CLI (src/cli/main.ts under tsx) in a child process, from any working folder. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
@@ -40,5 +41,34 @@ export function runCli(args: readonly string[], opts: CliOptions = {}): Promise<
   return new Promise((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr }));
+  });
+}
+
+/**
+ * Starts `vexil <args>` (a `serve`), killed at teardown if still running; resolves with the process
+ * and its `listening` log line (`url`, `storage`, ...), or rejects with stderr when it exits first.
+ */
+export function serveCli(
+  t: { teardown(fn: () => void): void },
+  args: readonly string[],
+  opts: CliOptions = {},
+): Promise<{ child: ChildProcess; listening: Record<string, unknown> }> {
+  const child = spawnCli(args, opts);
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on('line', (line) => {
+      let entry: Record<string, unknown>;
+      try {
+        entry = JSON.parse(line) as Record<string, unknown>;
+      } catch {
+        return; // not a log line
+      }
+      if (entry.msg === 'listening') resolve({ child, listening: entry });
+    });
+    child.on('close', (code) => reject(new Error(`vexil serve exited ${code}: ${stderr}`)));
   });
 }

@@ -8,33 +8,14 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
 import { tempState } from '../store/temp-state.js';
 import { registryUnavailableReason, startRegistry } from '../support/oci-registry.js';
-import { REPO, runCli, spawnCli } from './run-cli.js';
+import { REPO, runCli, serveCli } from './run-cli.js';
 
-/** Starts `vexil serve --config FILE`; resolves with the listening URL (rejects with stderr when it exits). */
+/** Starts `vexil serve --config FILE`; resolves with the listening URL. */
 async function serve(t: Test, config: string, env: Record<string, string> = {}): Promise<string> {
-  const child = spawnCli(['serve', '--config', config], { env });
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  return new Promise<string>((resolve, reject) => {
-    const rl = createInterface({ input: child.stdout! });
-    rl.on('line', (line) => {
-      try {
-        const entry = JSON.parse(line) as Record<string, unknown>;
-        if (entry.msg === 'listening') resolve(String(entry.url));
-      } catch {
-        // not a log line
-      }
-    });
-    void exited.then((code) => reject(new Error(`vexil serve exited ${code}: ${stderr}`)));
-  });
+  return String((await serveCli(t, ['serve', '--config', config], { env })).listening.url);
 }
 
 async function evaluate(url: string, flagKey: string, context: Record<string, string>) {

@@ -5,12 +5,11 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { pino } from 'pino';
 import t from 'tap';
 import { loadConfig } from '../../src/config/load.js';
 import { startHttpServer } from '../../src/server/http.js';
-import { runCli, spawnCli } from '../cli/run-cli.js';
+import { runCli, serveCli } from '../cli/run-cli.js';
 import { gitFixture, startGitFixture, type GitFixture } from '../support/git-fixture.js';
 import type { Teardown } from '../support/git-repo.js';
 
@@ -166,19 +165,9 @@ t.test('vexil serve with storage.type git: serves references; SSH and missing re
       '',
     ].join('\n'),
   );
-  const child = spawnCli(['serve', '--config', config]);
-  t.teardown(() => void child.kill('SIGKILL'));
-  const lines = createInterface({ input: child.stdout! });
-  let url = '';
-  for await (const line of lines) {
-    const rec = JSON.parse(line) as { msg?: string; url?: string; storage?: string };
-    if (rec.msg === 'listening') {
-      url = rec.url!;
-      t.equal(rec.storage, 'git');
-      break;
-    }
-  }
-  t.ok(url, 'listening');
+  const { child, listening } = await serveCli(t, ['serve', '--config', config]);
+  t.equal(listening.storage, 'git');
+  const url = String(listening.url);
   t.equal((await variant(url)).revision, c1);
   const feature = await variant(url, 'feature');
   t.equal(feature.revision, c2);

@@ -3,7 +3,6 @@
  * → the S3 provider and object source built from config → the snapshot store → vexil's HTTP API.
  * Requests are counted by the provider inside the SDK (one count per HTTP request sent).
  */
-import { createInterface } from 'node:readline';
 import { pino } from 'pino';
 import t from 'tap';
 import { loadConfig } from '../../src/config/load.js';
@@ -12,7 +11,7 @@ import { createObjectSource, OBJECT_REFERENCE, type ObjectSource } from '../../s
 import { objectStorageFromConfig } from '../../src/sources/object/from-config.js';
 import { createS3Provider, type S3Provider } from '../../src/sources/object/s3.js';
 import { createSnapshotStore, type ManagedSnapshotStore } from '../../src/store/snapshot-store.js';
-import { runCli, spawnCli } from '../cli/run-cli.js';
+import { runCli, serveCli } from '../cli/run-cli.js';
 import { gitFixture } from '../support/git-fixture.js';
 import type { Teardown } from '../support/git-repo.js';
 import { startCredentialServer, startS3Server, useAwsEnv, type S3TestServer } from '../support/s3-server.js';
@@ -368,19 +367,9 @@ t.test('vexil serve with storage.type object: serves the bucket; unusable settin
     VEXIL_STORAGE_OBJECT_S3_PREFIX: 'prod',
     VEXIL_STORAGE_OBJECT_S3_ENDPOINT: s3.endpoint,
   };
-  const child = spawnCli(['serve'], { env });
-  t.teardown(() => void child.kill('SIGKILL'));
-  const lines = createInterface({ input: child.stdout! });
-  let url = '';
-  for await (const line of lines) {
-    const rec = JSON.parse(line) as { msg?: string; url?: string; storage?: string };
-    if (rec.msg === 'listening') {
-      url = rec.url!;
-      t.equal(rec.storage, 'object');
-      break;
-    }
-  }
-  t.ok(url, 'listening');
+  const { child, listening } = await serveCli(t, ['serve'], { env });
+  t.equal(listening.storage, 'object');
+  const url = String(listening.url);
   const served = await variant(url);
   t.equal(served.status, 200);
   t.equal(served.body.variantKey, 'hello');
