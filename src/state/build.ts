@@ -410,6 +410,8 @@ function buildRule(ns: string, flagKey: string, r: DocRule, rank: number, varian
 
 function buildRollout(ns: string, flagKey: string, r: DocRollout, rank: number, ids: FlagIds): Rollout {
   const id = ids.rollout(rank);
+  // Served as written. (Flipt's declarative loader drops it and serves "": a defect we do not copy.)
+  const description = r.description ?? '';
   // Literal objects of fixed shape (no spread): this runs for every rollout of a large state.
   if (r.segment) {
     const one = r.segment.key;
@@ -420,12 +422,12 @@ function buildRollout(ns: string, flagKey: string, r: DocRollout, rank: number, 
       segmentOperator: segmentOperator(r.segment.operator),
       value: r.segment.value === true,
     });
-    return Object.freeze({ id, namespaceKey: ns, flagKey, type: 'SEGMENT_ROLLOUT_TYPE', rank, description: '', segment });
+    return Object.freeze({ id, namespaceKey: ns, flagKey, type: 'SEGMENT_ROLLOUT_TYPE', rank, description, segment });
   }
   if (r.threshold) {
     const threshold = Object.freeze({ percentage: r.threshold.percentage, value: r.threshold.value === true });
-    return Object.freeze({ id, namespaceKey: ns, flagKey, type: 'THRESHOLD_ROLLOUT_TYPE', rank, description: '', threshold });
+    return Object.freeze({ id, namespaceKey: ns, flagKey, type: 'THRESHOLD_ROLLOUT_TYPE', rank, description, threshold });
   }
-  return Object.freeze({ id, namespaceKey: ns, flagKey, type: 'UNKNOWN_ROLLOUT_TYPE', rank, description: '' });
+  return Object.freeze({ id, namespaceKey: ns, flagKey, type: 'UNKNOWN_ROLLOUT_TYPE', rank, description });
 }
 

@@ -71,7 +71,11 @@ t.test("Flipt's readonly test state shapes", async (t) => {
     t.same(b.rollouts[0].segment, { segmentKey: 'segment_001', segmentKeys: [], segmentOperator: 'OR_SEGMENT_OPERATOR', value: true });
     t.same(b.rollouts[1].segment?.value, false, 'value defaults to false');
     t.same(b.rollouts[4].threshold, { percentage: 50, value: true });
-    t.same(b.rollouts.map((r) => r.description), ['', '', '', '', ''], 'rollout descriptions are not exposed');
+    t.same(
+      b.rollouts.map((r) => r.description),
+      ['enabled for segment_001', 'disabled for segment_002', 'enabled for segment_003', 'disabled for segment_004', 'enabled for 50%'],
+      'rollout descriptions are kept (Flipt drops them)',
+    );
     const bAnd = flagOf(s, nsKey, 'flag_boolean_and_segments').rollouts[0].segment!;
     t.same([bAnd.segmentKey, bAnd.segmentKeys, bAnd.segmentOperator], ['', ['segment_001', 'segment_anding'], 'AND_SEGMENT_OPERATOR']);
     t.same(flagOf(s, nsKey, 'flag_no_distributions').rules[0].distributions, []);
