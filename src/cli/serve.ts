@@ -3,12 +3,12 @@
  * SIGTERM/SIGINT → stop watching, drain in-flight requests, exit 0. Invalid config or invalid
  * initial state → the problems on stderr, exit 1.
  */
+import cluster from 'node:cluster';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { AuthSetupError, startAuthentication } from '../auth/setup.js';
 import { ConfigError } from '../config/errors.js';
-import { loadConfig } from '../config/load.js';
-import type { Config } from '../config/types.js';
+import { loadConfigReport, type ConfigReport } from '../config/load.js';
 import { createLogger } from '../logger.js';
 import {
   announceListening,
@@ -55,9 +55,9 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     return 0;
   }
 
-  let config: Config;
+  let report: ConfigReport;
   try {
-    config = loadConfig({
+    report = loadConfigReport({
       ...(parsed.values.config !== undefined ? { file: parsed.values.config } : {}),
       cwd: io.cwd,
       ignoreEnv: [WORKER_SLOT_ENV],
@@ -69,7 +69,14 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     }
     throw err;
   }
+  const { config } = report;
   const logger = createLogger(config.log);
+  // Once per start: cluster workers load the same environment again and stay quiet about it.
+  if (!cluster.isWorker) {
+    for (const { variable, didYouMean } of report.ignoredVariables) {
+      logger.debug({ variable, ...(didYouMean !== undefined ? { didYouMean } : {}) }, 'environment variable ignored: it names no config key');
+    }
+  }
   const workers = workerCount(config.server.workers);
   // The primary of a cluster only supervises; each worker runs the rest of this function.
   if (shouldRunClusterPrimary(workers)) return runClusterPrimary({ workers, logger });

@@ -38,7 +38,11 @@ folder on http://127.0.0.1:8080.
 
 Every config key can also be set by an environment variable: VEXIL_ + the key's
 path, upper-cased, joined by _ (e.g. VEXIL_SERVER_HTTP_PORT=9000,
-VEXIL_STORAGE_LOCAL_PATH=./flags).
+VEXIL_STORAGE_LOCAL_PATH=./flags). Only variables that name a config key are
+read, and a value of the wrong type stops the start naming the variable. Other
+VEXIL_* variables (such as VEXIL_PORT and VEXIL_SERVICE_HOST, which Kubernetes
+sets for a Service named vexil) are ignored; with log.level debug each is
+logged by name, never by value.
 
 Options:
   -c, --config FILE  YAML config file (see README, "Configuration")

@@ -5,6 +5,11 @@
  *
  * Every problem is collected, then thrown together as one ConfigError whose message names each
  * key's dotted path, what was expected, and where the value came from (file line, variable name).
+ *
+ * The file is ours, so an unknown key there is refused. The environment is shared with the
+ * platform (Kubernetes sets VEXIL_PORT, VEXIL_SERVICE_HOST, ... for a Service named `vexil`; CI
+ * systems and wrappers set their own), so a `VEXIL_*` variable that names no key is left alone
+ * and only reported back by name (loadConfigReport), for the caller to log once it has a logger.
  */
 import path from 'node:path';
 import type { ErrorObject } from 'ajv';
@@ -27,8 +32,22 @@ export interface LoadConfigOptions {
   cwd?: string;
   /** Served when storage.local.path is not set (default: the package's bundled examples/ folder). */
   defaultLocalPath?: string;
-  /** `VEXIL_*` variables that are not config keys (e.g. ones the CLI reads itself); skipped. */
+  /** `VEXIL_*` variables vexil reads itself (not config keys): skipped, and not reported as ignored. */
   ignoreEnv?: readonly string[];
+}
+
+/** A `VEXIL_*` variable that names no config key: not applied. */
+export interface IgnoredVariable {
+  /** The variable's name (never its value: it is the platform's, and may be a secret). */
+  readonly variable: string;
+  /** The variable of the nearest config key, when the name looks like a misspelling of one. */
+  readonly didYouMean?: string;
+}
+
+export interface ConfigReport {
+  readonly config: Config;
+  /** In name order; the caller logs them (at debug level) once its logger exists. */
+  readonly ignoredVariables: readonly IgnoredVariable[];
 }
 
 type Origin =
@@ -49,6 +68,11 @@ const RENAMED_KEYS: Readonly<Record<string, string>> = { github: 'code_host', ku
 
 /** Loads and validates the configuration. Throws ConfigError listing every problem found. */
 export function loadConfig(opts: LoadConfigOptions = {}): Config {
+  return loadConfigReport(opts).config;
+}
+
+/** As loadConfig, also naming the `VEXIL_*` variables that were ignored (they name no key). */
+export function loadConfigReport(opts: LoadConfigOptions = {}): ConfigReport {
   const env = opts.env ?? process.env;
   const cwd = opts.cwd ?? process.cwd();
   const { schema, validate } = configSchema();
@@ -69,7 +93,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
     substitutePlaceholders(data, [], { schema, env, origins, problems, file });
   }
 
-  applyEnvOverrides(data, { schema, env, origins, problems, ignore: new Set(opts.ignoreEnv ?? []) });
+  const ignoredVariables = applyEnvOverrides(data, { schema, env, origins, problems, ignore: new Set(opts.ignoreEnv ?? []) });
 
   const candidate = structuredClone(data);
   if (!validate(candidate)) {
@@ -102,7 +126,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): Config {
   }
   const session = (candidate.authentication as { session: { domain?: string } }).session;
   if (session.domain !== undefined) session.domain = bareDomain(session.domain);
-  return candidate as unknown as Config;
+  return { config: candidate as unknown as Config, ignoredVariables };
 }
 
 interface WalkContext {
@@ -163,24 +187,30 @@ function setAt(container: Tree | unknown[], key: string, value: unknown): void {
   }
 }
 
-/** Applies `VEXIL_*` variables (empty ones are ignored, as in Flipt), broadest keys first. */
-function applyEnvOverrides(data: Tree, ctx: WalkContext & { ignore: Set<string> }): void {
+/**
+ * Applies the `VEXIL_*` variables that name a config key (empty ones are skipped, as in Flipt),
+ * broadest keys first; a value of the wrong type is a problem naming the variable. Returns the
+ * variables that name no key, which are not applied: a partial match (VEXIL_SERVER_FOO, where
+ * `server` is a key but `foo` is not) names no key either.
+ */
+function applyEnvOverrides(data: Tree, ctx: WalkContext & { ignore: Set<string> }): IgnoredVariable[] {
   const overrides: Array<{ variable: string; path: string[]; value: unknown }> = [];
+  const ignored: IgnoredVariable[] = [];
   const names = Object.keys(ctx.env)
-    .filter((n) => n.startsWith(ENV_PREFIX) && !ctx.ignore.has(n) && ctx.env[n] !== undefined && ctx.env[n] !== '')
+    .filter((n) => n.startsWith(ENV_PREFIX) && !ctx.ignore.has(n) && ctx.env[n] !== undefined)
     .sort();
   for (const variable of names) {
     const text = ctx.env[variable]!;
     const match = resolveEnvKey(ctx.schema, variable, data);
     if (!match.ok) {
-      const dotted = match.path.join('.');
-      ctx.problems.push({
-        path: dotted || variable,
-        message: `unknown key (from ${variable})${envSuggestion(ctx.schema, match.path)}`,
-        source: variable,
-      });
+      const nearest = nearestEnvKey(ctx.schema, match.path);
+      const didYouMean = nearest === undefined ? undefined : envVariableOf(nearest);
+      // Suggested only when it would be read (the guess may keep a wrong word after a right one).
+      const readable = didYouMean !== undefined && resolveEnvKey(ctx.schema, didYouMean, data).ok;
+      ignored.push(readable ? { variable, didYouMean } : { variable });
       continue;
     }
+    if (text === '') continue;
     const coerced = coerceFromString(match.schema, text);
     if (!coerced.ok) {
       ctx.problems.push({ path: match.path.join('.'), message: `${coerced.message} from ${variable}`, source: variable });
@@ -201,6 +231,7 @@ function applyEnvOverrides(data: Tree, ctx: WalkContext & { ignore: Set<string> 
     for (const key of [...ctx.origins.keys()]) if (key.startsWith(`${dotted}.`)) ctx.origins.delete(key);
     ctx.origins.set(dotted, { kind: 'env', variable: o.variable });
   }
+  return ignored;
 }
 
 /** One ajv error → one problem with the dotted path, the expectation and the value's origin. */
@@ -304,27 +335,47 @@ function originSource(o: Origin): string {
 
 /** " (did you mean "local"?)" for a near-miss of a known key, or a Flipt name vexil spells differently. */
 function suggestion(schema: SchemaNode, keyPath: string[]): string {
+  const near = nearestKey(schema, keyPath);
+  if (near === undefined) return '';
+  return near.renamed ? ` (vexil calls this method "${near.key}")` : ` (did you mean "${near.key}"?)`;
+}
+
+/** The sibling key an unknown key most likely meant: a Flipt name vexil spells differently, or a near-miss. */
+function nearestKey(schema: SchemaNode, keyPath: string[]): { key: string; renamed: boolean } | undefined {
   const key = keyPath[keyPath.length - 1];
   const parent = schemaAt(schema, keyPath.slice(0, -1));
-  if (key === undefined || !parent?.properties) return '';
+  if (key === undefined || !parent?.properties) return undefined;
   const known = Object.keys(parent.properties);
   const renamed = RENAMED_KEYS[key.toLowerCase()];
-  if (renamed && known.includes(renamed)) return ` (vexil calls this method "${renamed}")`;
+  if (renamed && known.includes(renamed)) return { key: renamed, renamed: true };
   let best: string | undefined;
   let bestDistance = 3;
   for (const k of known) {
     const d = editDistance(key.toLowerCase(), k);
     if (d < bestDistance) [best, bestDistance] = [k, d];
   }
-  return best ? ` (did you mean "${best}"?)` : '';
+  return best === undefined ? undefined : { key: best, renamed: false };
 }
 
-/** As suggestion(), also trying the first word of an unresolved name (GITHUB of GITHUB_ENABLED). */
-function envSuggestion(schema: SchemaNode, keyPath: string[]): string {
-  const whole = suggestion(schema, keyPath);
-  const last = keyPath[keyPath.length - 1];
-  if (whole !== '' || last === undefined || !last.includes('_')) return whole;
-  return suggestion(schema, [...keyPath.slice(0, -1), last.split('_')[0]!]);
+/**
+ * The key path an unresolved variable most likely meant (resolveEnvKey's best guess ends in the
+ * unmatched rest, e.g. `http_prot`), also trying the rest's first word (GITHUB of GITHUB_ENABLED).
+ */
+function nearestEnvKey(schema: SchemaNode, guess: string[]): string[] | undefined {
+  const parent = guess.slice(0, -1);
+  const rest = guess[guess.length - 1];
+  if (rest === undefined) return undefined;
+  const whole = nearestKey(schema, guess);
+  if (whole !== undefined) return [...parent, whole.key];
+  const firstWord = rest.split('_')[0]!;
+  if (firstWord === rest) return undefined;
+  const near = nearestKey(schema, [...parent, firstWord]);
+  return near === undefined ? undefined : [...parent, near.key, ...rest.split('_').slice(1)];
+}
+
+/** The variable that sets a key path (VEXIL_SERVER_HTTP_PORT for server.http_port). */
+function envVariableOf(keyPath: readonly string[]): string {
+  return ENV_PREFIX + keyPath.join('_').toUpperCase();
 }
 
 function editDistance(a: string, b: string): number {

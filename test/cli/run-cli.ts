@@ -45,20 +45,22 @@ export function runCli(args: readonly string[], opts: CliOptions = {}): Promise<
 }
 
 /**
- * Starts `vexil <args>` (a `serve`), killed at teardown if still running; resolves with the process
- * and its `listening` log line (`url`, `storage`, ...), or rejects with stderr when it exits first.
+ * Starts `vexil <args>` (a `serve`), killed at teardown if still running; resolves with the process,
+ * its `listening` log line (`url`, `storage`, ...) and every JSON log line so far (the array keeps
+ * growing while the process runs), or rejects with stderr when it exits first.
  */
 export function serveCli(
   t: { teardown(fn: () => void): void },
   args: readonly string[],
   opts: CliOptions = {},
-): Promise<{ child: ChildProcess; listening: Record<string, unknown> }> {
+): Promise<{ child: ChildProcess; listening: Record<string, unknown>; logs: Array<Record<string, unknown>> }> {
   const child = spawnCli(args, opts);
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
+  const logs: Array<Record<string, unknown>> = [];
   return new Promise((resolve, reject) => {
     createInterface({ input: child.stdout! }).on('line', (line) => {
       let entry: Record<string, unknown>;
@@ -67,7 +69,8 @@ export function serveCli(
       } catch {
         return; // not a log line
       }
-      if (entry.msg === 'listening') resolve({ child, listening: entry });
+      logs.push(entry);
+      if (entry.msg === 'listening') resolve({ child, listening: entry, logs });
     });
     child.on('close', (code) => reject(new Error(`vexil serve exited ${code}: ${stderr}`)));
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { ConfigError } from '../../src/config/errors.js';
-import { loadConfig } from '../../src/config/load.js';
+import { loadConfig, loadConfigReport } from '../../src/config/load.js';
 import { gitStorageFromConfig } from '../../src/sources/git/from-config.js';
 import { gitConfigProblems } from '../../src/sources/git/options.js';
 
@@ -21,6 +21,9 @@ t.test('defaults and environment overrides', async (t) => {
     authentication: {},
     idle_ttl: 600_000,
     max_staleness: 300_000,
+    max_references: 64,
+    max_pending_builds: 8,
+    allow_commit_references: true,
   });
   const o = loadConfig({
     env: gitEnv({
@@ -38,7 +41,8 @@ t.test('defaults and environment overrides', async (t) => {
   t.throws(() => loadConfig({ env: gitEnv({ VEXIL_STORAGE_GIT_AUTHENTICATION_BASIC_USERNAME: 'u' }) }), {
     message: /storage\.git\.authentication\.basic\.password: required/,
   });
-  t.throws(() => loadConfig({ env: gitEnv({ VEXIL_STORAGE_GIT_BRANCH: 'x' }) }), { message: /storage\.git\.branch: unknown key/ });
+  // No such key (Flipt's is `ref` too): a variable naming no key is ignored, like any platform variable.
+  t.same(loadConfigReport({ env: gitEnv({ VEXIL_STORAGE_GIT_BRANCH: 'x' }) }).ignoredVariables, [{ variable: 'VEXIL_STORAGE_GIT_BRANCH' }]);
 });
 
 t.test('checks made at start', async (t) => {
@@ -75,7 +79,16 @@ t.test('gitStorageFromConfig: relative paths resolve against the config folder; 
   t.teardown(() => git.source.close?.());
   t.equal(git.source.repository, 'https://example.com/org/flags.git', 'no credentials shown');
   t.equal(git.description, 'https://example.com/org/flags.git@production/flags');
-  t.same(git.store, { defaultReference: 'production', pollIntervalMs: 30_000, prebuild: ['production'], idleTtlMs: 600_000, maxStalenessMs: 300_000 });
+  t.same(git.store, {
+    defaultReference: 'production',
+    pollIntervalMs: 30_000,
+    prebuild: ['production'],
+    idleTtlMs: 600_000,
+    maxStalenessMs: 300_000,
+    maxReferences: 64,
+    maxPendingBuilds: 8,
+    allowUnlistedReferences: true,
+  });
   const bad = loadConfig({ env: gitEnv({ VEXIL_STORAGE_GIT_REPOSITORY: 'git@github.com:org/flags.git' }) });
   t.throws(() => gitStorageFromConfig(bad, dir), ConfigError);
 });
