@@ -115,6 +115,14 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
   if (auth.required && !STORED_METHODS.some(([key]) => auth.methods[key].enabled) && !auth.methods.jwt.enabled) {
     logger.warn({}, 'authentication.required is true but no authentication method is enabled: no request can authenticate');
   }
+  // With `required: false` no route asks for a token, the token routes included: this combination
+  // hands out credentials to anyone, and with a shared store they are valid on strict replicas too.
+  if (auth.methods.token.enabled && !auth.required) {
+    logger.warn(
+      { store: store.kind },
+      'authentication.methods.token is enabled while authentication.required is false: anyone who can reach this server can create, list and delete client tokens, and with a shared PostgreSQL store the tokens created here are accepted by replicas that require authentication; set authentication.required: true (create the first tokens with the bootstrap token), or disable the token method on this server',
+    );
+  }
 
   const middleware = authMiddleware({
     service,
