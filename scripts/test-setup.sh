@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the tests need when they are missing (run by scripts/test.sh before
 # the tests). As root: apt-get install. Not root: installs nothing and says so; the tests that
-# need a missing package then skip with the reason (under CI=true they fail instead); this
+# need a missing package then skip with the reason (under CI, any truthy CI, they fail instead); this
 # script itself never fails the run.
 #
 # Needed packages, one check each (add a line for a new one):
@@ -20,9 +20,9 @@ command -v openssl >/dev/null 2>&1 || missing+=(openssl)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 
-# Never fails the run itself: the tests that need a missing package report it (skip, or fail under CI=true).
+# Never fails the run itself: the tests that need a missing package report it (skip, or fail under CI).
 fail_or_warn() {
-  echo "test setup: $1; the tests that need them will skip (fail under CI=true)" >&2
+  echo "test setup: $1; the tests that need them will skip (fail under CI)" >&2
   exit 0
 }
 

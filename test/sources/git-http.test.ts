@@ -6,12 +6,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import t from 'tap';
+import tap from 'tap';
 import { loadConfig } from '../../src/config/load.js';
 import { startHttpServer } from '../../src/server/http.js';
 import { runCli, serveCli } from '../cli/run-cli.js';
-import { gitFixture, startGitFixture, type GitFixture } from '../support/git-fixture.js';
+import { gitFixture, gitUnavailableReason, startGitFixture, type GitFixture } from '../support/git-fixture.js';
 import type { Teardown } from '../support/git-repo.js';
+import { testsNeeding } from '../support/requirements.js';
+
+// Outside CI, every test here skips with the reason when git is missing; under CI it fails.
+const t = testsNeeding(tap, 'git', gitUnavailableReason());
 
 const hello = () => ({ 'features.yml': gitFixture('hello.yml') });
 const bonjour = { 'features.yml': gitFixture('bonjour.yml') };

@@ -7,14 +7,18 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import t from 'tap';
+import tap from 'tap';
 import { createGitSource, GitOptionsError } from '../../src/sources/git.js';
 import { mirrorPath } from '../../src/sources/git/mirror.js';
 import { parseRepository } from '../../src/sources/git/options.js';
 import { readState } from '../../src/sources/read-state.js';
-import { gitFixture, greeting, startGitFixture } from '../support/git-fixture.js';
+import { gitFixture, gitUnavailableReason, greeting, startGitFixture } from '../support/git-fixture.js';
 import { git } from '../support/git-repo.js';
 import { makeTestCertificates } from '../support/git-tls.js';
+import { testsNeeding } from '../support/requirements.js';
+
+// Outside CI, every test here skips with the reason when git is missing; under CI it fails.
+const t = testsNeeding(tap, 'git', gitUnavailableReason());
 
 const text = async (f: { bytes(): Promise<Uint8Array> }) => Buffer.from(await f.bytes()).toString('utf8');
 

@@ -3,7 +3,7 @@
  * loopback: push and pull with digest checks, Basic and Bearer (token service) challenges,
  * rotating token files, error kinds and messages that never carry a secret.
  *
- * Without docker-registry the tests skip with the reason; under CI=true they fail instead.
+ * Without docker-registry the tests skip with the reason; under CI (any truthy CI) they fail instead.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -15,6 +15,7 @@ import { parseOciReference } from '../../src/sources/oci/reference.js';
 import { createRegistryClient, parseChallenge } from '../../src/sources/oci/registry-client.js';
 import { RegistryError, type BuiltBundle, type OciReference, type RegistryClient } from '../../src/sources/oci/types.js';
 import { REGISTRY_PASSWORD, registryUnavailableReason, startRegistry, startRegistryProxy, tokenAuthUnavailableReason } from '../support/oci-registry.js';
+import { isCI, reportMissing, skipUnlessCI } from '../support/requirements.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 
@@ -55,8 +56,7 @@ t.test('an unreachable registry and one that never answers: unreachable, naming 
 
 const unavailable = registryUnavailableReason();
 if (unavailable !== undefined) {
-  if (process.env['CI'] === 'true') t.fail(`docker-registry is required when CI=true: ${unavailable}`);
-  else void t.skip(`registry tests skipped: ${unavailable}`, () => undefined);
+  reportMissing(t, 'docker-registry', unavailable);
 } else {
   const bundle = (text: string) => buildBundle([{ path: 'features.yml', bytes: enc(text) }], { manifestVersion: '1.1', created: '2026-11-26T04:00:00Z' });
 
@@ -191,8 +191,8 @@ if (unavailable !== undefined) {
   });
 
   const noOpenssl = tokenAuthUnavailableReason();
-  if (noOpenssl !== undefined && process.env['CI'] === 'true') t.fail(`openssl is required when CI=true: ${noOpenssl}`);
-  t.test('token auth: Bearer from the token service, cached per scope until it expires', { skip: noOpenssl ?? false }, async (t) => {
+  if (noOpenssl !== undefined && isCI()) reportMissing(t, 'openssl', noOpenssl);
+  t.test('token auth: Bearer from the token service, cached per scope until it expires', { skip: skipUnlessCI(noOpenssl) }, async (t) => {
     const reg = await startRegistry({ auth: 'token' });
     t.teardown(() => reg.close());
     const tokens = reg.tokens;

@@ -4,7 +4,8 @@
  * (test/support/git-http-server.ts), a temp cache folder for vexil's mirror, and the state files
  * of test/sources/fixtures/git/.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +17,19 @@ import { startGitHttpServer, type GitHttpServer, type GitHttpServerOptions } fro
 import { createTestRepo, type Teardown, type TestRepo } from './git-repo.js';
 
 export const GIT_FIXTURES = fileURLToPath(new URL('../sources/fixtures/git/', import.meta.url));
+
+/**
+ * Why the git tests cannot run here (no `git` CLI, or no `git http-backend` beside it), or
+ * undefined when they can. Synchronous: called at the top of a test file, before any server runs.
+ */
+export function gitUnavailableReason(): string | undefined {
+  const how = 'Debian package `git`; scripts/test-setup.sh installs it when run as root';
+  const execPath = spawnSync('git', ['--exec-path'], { encoding: 'utf8' });
+  if (execPath.error !== undefined || execPath.status !== 0) return `git not found (${how})`;
+  const backend = join(execPath.stdout.trim(), 'git-http-backend');
+  if (!existsSync(backend)) return `git http-backend not found at ${backend} (${how})`;
+  return undefined;
+}
 
 /** The text of test/sources/fixtures/git/<name>. */
 export function gitFixture(name: string): string {

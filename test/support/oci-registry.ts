@@ -9,7 +9,7 @@
 // anonymous callers nothing; ES256 JWTs carrying the signing certificate in `x5c`, key and
 // certificate made with the openssl CLI).
 //
-//   const unavailable = registryUnavailableReason()   // skip (or fail under CI=true) when set
+//   const unavailable = registryUnavailableReason()   // skip (or fail under CI) when set: test/support/requirements.ts
 //   const reg = await startRegistry({ auth: 'basic' }); reg.url  // http://127.0.0.1:PORT
 //   await reg.close()
 import { spawn, spawnSync } from 'node:child_process';
