@@ -7,6 +7,7 @@
  * build the frozen snapshot (build.ts). Problems are found as path-addressed findings and get
  * their line/column only at the end, and only for the files that have some (locate.ts).
  */
+import { aliasExpansionFinding, MAX_ALIAS_EXPANSION, measureAliasExpansion } from './alias-expansion.js';
 import type { LoadedDocument } from './document.js';
 import type { Finding, FindingsByFile } from './finding.js';
 import { compareProblems, compareWalkOrder } from './order.js';
@@ -74,6 +75,8 @@ interface ParsedEntry {
   readonly schema: readonly Finding[];
   /** Located syntax/encoding problems (file left empty); when present there are no documents. */
   readonly syntax?: readonly Omit<Problem, 'file'>[];
+  /** Values YAML aliases add to the documents beyond those written out (alias-expansion.ts). */
+  readonly aliasAdded: number;
 }
 const ENTRY_TAG = 'vexil.parsed.v1';
 
@@ -132,6 +135,9 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
   const docs: LoadedDocument[] = [];
   const parsedByFile = new Map<string, { file: StateFile; kind: FileKind; docs: readonly unknown[] }>();
   let complete = true;
+  // What aliases may still add, shared by all files: a budget per file alone would let many small
+  // files each add nearly all of it.
+  let aliasBudget = MAX_ALIAS_EXPANSION;
   // (Falls back to the parse cache's for callers that pass only that, as src/store does today.)
   const buildCache = opts.buildCache;
 
@@ -158,6 +164,14 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
       continue;
     }
     parsedByFile.set(file.path, { file, kind, docs: entry.docs });
+    if (entry.aliasAdded > aliasBudget) {
+      // Its documents are neither checked nor built: that would expand them.
+      complete = false;
+      const expansion = measureAliasExpansion(entry.docs, aliasBudget);
+      if ('over' in expansion) findings.set(file.path, [aliasExpansionFinding(expansion.over, 'state')]);
+      continue;
+    }
+    aliasBudget -= entry.aliasAdded;
     if (entry.schema.length > 0) findings.set(file.path, [...entry.schema]);
     entry.docs.forEach((data, index) => {
       if (data !== null && data !== undefined) docs.push({ file: file.path, index, data });
@@ -220,7 +234,7 @@ function parseFile(file: StateFile, kind: FileKind, cache: ParseCache | undefine
 }
 
 function parseUncached(file: StateFile, kind: FileKind): ParsedEntry {
-  const fail = (syntax: Omit<Problem, 'file'>[]): ParsedEntry => ({ tag: ENTRY_TAG, docs: [], schema: [], syntax });
+  const fail = (syntax: Omit<Problem, 'file'>[]): ParsedEntry => ({ tag: ENTRY_TAG, docs: [], schema: [], syntax, aliasAdded: 0 });
   const decoded = decodeUtf8(file.bytes);
   if ('failure' in decoded) {
     const f = decoded.failure;
@@ -232,11 +246,21 @@ function parseUncached(file: StateFile, kind: FileKind): ParsedEntry {
       kind === 'yaml' ? yamlSyntaxProblems(file.path, decoded.text, parsed.failure) : [jsonSyntaxProblem(file.path, decoded.text)];
     return fail(located.map(({ file: _file, ...p }) => p));
   }
+  // Before anything walks the documents. JSON has no aliases, and a YAML alias is written `*name`:
+  // a text without `*` (most state files) has none, and skips the walk.
+  let aliasAdded = 0;
+  if (kind === 'yaml' && decoded.text.includes('*')) {
+    const expansion = measureAliasExpansion(parsed.docs, MAX_ALIAS_EXPANSION);
+    if ('over' in expansion) {
+      return fail(locateFindings(file.path, decoded.text, kind, [aliasExpansionFinding(expansion.over, 'file')]).map(({ file: _file, ...p }) => p));
+    }
+    aliasAdded = expansion.added;
+  }
   const schema: Finding[] = [];
   parsed.docs.forEach((doc, index) => {
     if (doc !== null && doc !== undefined) schema.push(...schemaFindings(doc, index));
   });
-  return { tag: ENTRY_TAG, docs: parsed.docs, schema };
+  return { tag: ENTRY_TAG, docs: parsed.docs, schema, aliasAdded };
 }
 
 /** The index-file names, in order of preference, read only at the state root. */
