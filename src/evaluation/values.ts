@@ -9,8 +9,41 @@
 // strconv.ParseFloat(s, 64)
 // ---------------------------------------------------------------------------------------------
 
-/** The common case (plain decimal, no underscores) is a syntax JS's Number() parses identically. */
-const PLAIN_DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+/**
+ * The common case, a plain decimal `[+-]? (digits [. digits?] | . digits) ([eE] [+-]? digits)?`
+ * (ASCII digits, no underscores), is a syntax JS's Number() parses identically.
+ *
+ * A forward scan rather than a regex: context values are request input, and the regex this
+ * replaces (`\d+\.?\d*`: two ways to split a run of digits) backtracked quadratically on a long
+ * run of digits that then fails to match. Each character is looked at once.
+ */
+export function isPlainDecimal(s: string): boolean {
+  const len = s.length;
+  let i = 0;
+  let c = s.charCodeAt(0); // NaN past the end, which is no digit, sign, dot or letter
+  if (c === 43 /* + */ || c === 45 /* - */) c = s.charCodeAt(++i);
+  // Mantissa: digits around at most one dot, at least one digit in all.
+  let digits = 0;
+  while (isDecDigit(c)) {
+    digits++;
+    c = s.charCodeAt(++i);
+  }
+  if (c === 46 /* . */) {
+    c = s.charCodeAt(++i);
+    while (isDecDigit(c)) {
+      digits++;
+      c = s.charCodeAt(++i);
+    }
+  }
+  if (digits === 0) return false;
+  if (c === 101 /* e */ || c === 69 /* E */) {
+    c = s.charCodeAt(++i);
+    if (c === 43 || c === 45) c = s.charCodeAt(++i);
+    if (!isDecDigit(c)) return false;
+    while (isDecDigit(c)) c = s.charCodeAt(++i);
+  }
+  return i === len;
+}
 
 /**
  * Go strconv.ParseFloat(s, 64). Returns undefined where Go returns an error:
@@ -42,7 +75,7 @@ export function parseGoFloat(s: string): number | undefined {
     }
     if (i === len) return n;
   }
-  if (PLAIN_DECIMAL.test(s)) {
+  if (isPlainDecimal(s)) {
     const n = Number(s);
     return Number.isFinite(n) ? n : undefined;
   }
@@ -86,7 +119,7 @@ function parseGoFloatSlow(s: string): number | undefined {
     }
     if (isDecDigit(c) || (hex && isHexLetter(c))) {
       sawDigits = true;
-      digits += s[i];
+      if (hex) digits += s[i]; // only a hex mantissa is converted from its digits
       if (sawDot) fracDigits++;
       continue;
     }

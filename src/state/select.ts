@@ -5,7 +5,7 @@
 import jsYaml from 'js-yaml';
 import { compareProblems, compareWalkOrder } from './order.js';
 import type { Finding } from './finding.js';
-import { GlobSyntaxError, globToRegExp } from './glob.js';
+import { GlobSyntaxError, compileGlob, type CompiledGlob } from './glob.js';
 import { locateFindings, yamlSyntaxProblems } from './locate.js';
 import { decodeUtf8 } from './parse.js';
 import type { Problem } from './problem.js';
@@ -46,15 +46,15 @@ export function selectFiles(paths: readonly string[], indexFile?: IndexFileInput
     index = read.index;
     locate = read.locate;
   }
-  const include: RegExp[] = [];
-  const exclude: RegExp[] = [];
+  const include: CompiledGlob[] = [];
+  const exclude: CompiledGlob[] = [];
   for (const [list, out, field] of [
     [index.include, include, 'include'],
     [index.exclude, exclude, 'exclude'],
   ] as const) {
     list.forEach((pattern, i) => {
       try {
-        out.push(globToRegExp(pattern));
+        out.push(compileGlob(pattern));
       } catch (err) {
         if (!(err instanceof GlobSyntaxError)) throw err;
         problems.push(
@@ -72,7 +72,7 @@ export function selectFiles(paths: readonly string[], indexFile?: IndexFileInput
     // Globs match the path without a leading `./`; the caller's own spelling is returned.
     const path = raw.startsWith('./') ? raw.slice(2) : raw;
     if (path === '' || (INDEX_FILE_NAMES as readonly string[]).includes(path)) continue;
-    if (include.some((re) => re.test(path)) && !exclude.some((re) => re.test(path))) selected.push(raw);
+    if (include.some((g) => g.test(path)) && !exclude.some((g) => g.test(path))) selected.push(raw);
   }
   selected.sort(compareWalkOrder);
   return { paths: selected, problems };

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { FIXTURES, tempState } from '../store/temp-state.js';
@@ -102,4 +102,17 @@ t.test('several folders: each is its own state; one bad one fails the run', asyn
   const r = await runCli(['validate', 'examples', bad]);
   t.equal(r.code, 1);
   t.match(r.stdout, /^FAILED: 4 state files, /m);
+});
+
+t.test('an index glob that backtracks exponentially in a regex engine, against a long path, completes', async (t) => {
+  const dir = tempState(t, 'hello');
+  // 15 components of 250 bytes (the per-name limit): a 3,764-character path, under PATH_MAX.
+  const name = 'a'.repeat(250);
+  const deep = join(dir, ...Array.from({ length: 14 }, () => name));
+  mkdirSync(deep, { recursive: true });
+  writeFileSync(join(deep, name), 'not a state file\n');
+  writeFileSync(join(dir, '.vexil.yml'), 'include:\n  - "*a*a*a*a*a*a*b"\n  - "{*a,*a*}*a*a*a*a*b"\n  - features.yml\nexclude:\n  - "*a*a*a*a*a*a*c"\n');
+  const r = await runCli(['validate', dir]);
+  t.equal(r.code, 0, r.stdout + r.stderr);
+  t.equal(r.stdout, 'OK: 1 state file, 0 errors, 0 warnings\n', 'the long path is matched (and left out) like any other');
 });

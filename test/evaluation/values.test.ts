@@ -4,8 +4,10 @@
  * the numeric cases).
  */
 import t from 'tap';
+import fc from 'fast-check';
 import {
   compareInstant,
+  isPlainDecimal,
   parseGoBool,
   parseGoFloat,
   parseGoTime,
@@ -113,6 +115,45 @@ t.test('parseGoFloat: underscores follow Go literal rules (also without a base p
 t.test('parseGoFloat: syntax errors', async (t) => {
   const bad = ['', ' ', ' 1', '1 ', '\t1', '1x', '1.1.', '1e', '1e-', '.e-1', '.', '-', '+', '1\u00002', '++1', '--1', '0b1', '0o7', '1e100x', 'e1', '١', '1,5', '0x1p1.5', 'Inf ', '1f'];
   for (const s of bad) t.equal(parseGoFloat(s), undefined, JSON.stringify(s));
+});
+
+/** The regex isPlainDecimal replaced (quadratic on a long run of digits that fails to match). */
+const FORMER_PLAIN_DECIMAL = /^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+t.test('isPlainDecimal accepts exactly what the former regex did (random short strings)', async (t) => {
+  const chars = ['0', '1', '9', '+', '-', '.', 'e', 'E', ' ', 'x', '_', 'p', '\n', '٣', ''];
+  let accepted = 0;
+  fc.assert(
+    // Half the strings use only number characters, so that many are accepted.
+    fc.property(fc.oneof(fc.array(fc.constantFrom(...chars), { maxLength: 12 }), fc.array(fc.constantFrom(...chars.slice(0, 8)), { maxLength: 8 })), (parts) => {
+      const s = parts.join('');
+      const want = FORMER_PLAIN_DECIMAL.test(s);
+      if (want) accepted++;
+      return isPlainDecimal(s) === want;
+    }),
+    { seed: 11_4, numRuns: 50_000 },
+  );
+  t.ok(accepted > 3_000, `${accepted} accepted strings among them`);
+});
+
+t.test('parseGoFloat on 1 MB values completes (digits that fail to match at the end)', async (t) => {
+  const digits = '1'.repeat(1024 * 1024);
+  t.equal(isPlainDecimal(`${digits}x`), false);
+  t.equal(parseGoFloat(`${digits}x`), undefined);
+  t.equal(parseGoFloat(`${digits}.${digits}e`), undefined);
+  t.equal(parseGoFloat(`${digits}e+${digits}x`), undefined);
+  t.equal(parseGoFloat(`0x${digits}p`), undefined);
+  t.equal(parseGoFloat(`${'1_'.repeat(512 * 1024)}x`), undefined);
+  t.equal(parseGoFloat(digits), undefined, 'out of range');
+  t.equal(parseGoFloat(`0.${digits}`), 0.1111111111111111);
+});
+
+t.test('parseGoTime, parseStringArray, parseNumberArray on 1 MB values complete', async (t) => {
+  const digits = '1'.repeat(1024 * 1024);
+  t.equal(parseGoTime(`2024-01-01T10:00:00.${digits}x`), undefined);
+  t.equal(parseGoTime(`2024-01-01T10:00:00.${digits}Z`)?.nanos, 111_111_111);
+  t.equal(parseStringArray(`["${digits}"`), undefined);
+  t.equal(parseNumberArray(`[${digits}x]`), undefined);
 });
 
 t.test('parseGoBool', async (t) => {

@@ -108,3 +108,14 @@ t.test('the index file itself is never a state file, a comment-only index is emp
   const bytes = fixtureFile('index-flipt', '.flipt.yml');
   t.same(selectStateFiles(['flags/a.yml'], bytes).paths, ['flags/a.yml']);
 });
+
+t.test('index globs that backtrack exponentially in a regex engine, against a 1 MB path, complete', async (t) => {
+  // Synthetic paths: the sources cannot produce a path this long, the loader must not care.
+  const segment = `${'a'.repeat(199)}/`;
+  const long = segment.repeat(5 * 1024) + 'a'.repeat(200);
+  const hostile = ['*a*a*a*a*a*a*b', '{*a,*a*}*a*a*a*a*b', '**?**?**?*b', '*[a]*[a]*[a]*[a]*b'];
+  const text = `include:\n${[...hostile, '*.features.yml'].map((g) => `  - "${g}"\n`).join('')}exclude:\n${hostile.map((g) => `  - "${g.replace(/b$/, 'c')}"\n`).join('')}`;
+  const { paths, problems } = selectStateFiles([long, `${long}.features.yml`, 'x.features.yml'], index(text));
+  t.same(problems, []);
+  t.same(paths, [`${long}.features.yml`, 'x.features.yml']);
+});

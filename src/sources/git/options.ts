@@ -10,7 +10,7 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConfigProblem } from '../../config/errors.js';
 import type { GitStorageConfig } from '../../config/types.js';
-import { globToRegExp } from '../../state/glob.js';
+import { compileGlob } from '../../state/glob.js';
 import type { GitAuth } from './auth.js';
 
 export type RepositoryLocation =
@@ -83,7 +83,7 @@ export function gitConfigProblems(git: GitStorageConfig, baseDir = process.cwd()
   }
   (git.prebuild ?? []).forEach((pattern, i) => {
     try {
-      globToRegExp(pattern);
+      compileGlob(pattern);
     } catch (err) {
       add(`prebuild.${i}`, (err as Error).message);
     }
