@@ -7,9 +7,8 @@ import { isAscii } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import { Code, VexilError } from '../errors.js';
 import { toVexilError } from './errors.js';
+import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from './limits.js';
 
-export const MAX_BODY_BYTES = 1024 * 1024;
-export const MAX_JSON_DEPTH = 64;
 /**
  * After refusing an oversized body, up to this many more bytes are read and discarded so the
  * client, still sending, gets to read the 413; beyond it the connection is closed.

@@ -1,19 +1,28 @@
 /**
  * Checks evaluation request bodies (`/evaluate/v1/*`) and turns them into evaluator input.
  *
+ * One rule for every field: absent means the protobuf default. Flipt's clients encode with
+ * protojson, which leaves out empty strings, empty maps and empty lists, and Flipt reads a field
+ * left out as its default; so does vexil. JSON `null` on a field is read as absent too (protojson
+ * reads `null` on a singular field as its default value: fields.ts `field`). A field that is
+ * present with the wrong type is refused with 400 naming it.
+ *
  * Choices (Flipt v1 does no validation here, §2.1):
- * - `flagKey` and `entityId` must be present and strings; `""` is accepted, as Flipt accepts it.
- * - `namespaceKey` is optional (absent or `""` means `default`): Flipt's own Go client drops
- *   empty strings when it encodes, and Flipt treats empty as `default`.
- * - `context` is optional (absent = `{}`); when present it is an object whose values are all
- *   strings (Flipt's `map<string,string>`): `invalid field context.<key>: must be a string`.
+ * - `flagKey` is required (absent: `invalid field flagKey: is required`); `""` is accepted, as
+ *   Flipt accepts it (and answers that flag "" is not found).
+ * - `entityId` absent = `""` (hashed as the empty string, as Flipt does).
+ * - `namespaceKey` absent or `""` means `default`.
+ * - `context` absent = `{}`; when present it is an object whose values are all strings (Flipt's
+ *   `map<string,string>`: protojson refuses `null` as a map value, so `{"k": null}` is refused
+ *   too): `invalid field context.<key>: must be a string`. Its size is bounded (limits.ts).
  * - `requestId`, `reference` optional strings. snake_case names are accepted everywhere.
- * - Batch: `requests` is required (an array, may be empty). The batch-level `reference` applies
- *   to every item; items may repeat it, but naming a different one is refused (vexil evaluates a
+ * - Batch: `requests` absent = `[]` (an empty batch). The batch-level `reference` applies to
+ *   every item; items may repeat it, but naming a different one is refused (vexil evaluates a
  *   request against exactly one snapshot; Flipt v1 mixed references here, §2.11).
  */
 import type { EvaluationRequest } from '../evaluation/types.js';
 import { field, invalidField, isPlainObject, optionalString } from './fields.js';
+import { MAX_CONTEXT_KEYS, MAX_CONTEXT_KEY_BYTES, MAX_CONTEXT_VALUE_BYTES } from './limits.js';
 
 export interface ParsedEvaluationRequest {
   readonly request: EvaluationRequest;
@@ -36,6 +45,25 @@ function requiredString(obj: Readonly<Record<string, unknown>>, name: string, pr
 }
 
 /**
+ * Whether `s` takes more than `max` bytes in UTF-8. A UTF-16 code unit takes 1 to 3 bytes (a
+ * surrogate pair, two units, takes 4), so the length alone decides for nearly every string and
+ * only a long one with non-ASCII text is measured.
+ */
+function utf8BytesExceed(s: string, max: number): boolean {
+  if (s.length * 3 <= max) return false;
+  if (s.length > max) return true;
+  return Buffer.byteLength(s, 'utf8') > max;
+}
+
+/** A too-long key as it is named in the message: its start, so the answer stays small. */
+function keyLabel(key: string): string {
+  let end = 64;
+  const last = key.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end--; // do not cut a surrogate pair in two
+  return `${key.slice(0, end)}...`;
+}
+
+/**
  * The prototype of request contexts: empty, itself without a prototype, so a context lookup of
  * `constructor`, `toString` or `__proto__` reads as absent (and a key `__proto__` is an ordinary
  * member). Unlike Object.create(null) objects, which V8 keeps as dictionaries, objects made from
@@ -48,10 +76,18 @@ function parseContext(obj: Readonly<Record<string, unknown>>, prefix: string): R
   const context = Object.create(CONTEXT_PROTOTYPE) as Record<string, string>;
   if (v === undefined) return context;
   if (!isPlainObject(v)) throw invalidField(`${prefix}context`, 'must be an object of string values');
+  let keys = 0;
   // JSON.parse makes plain objects: for-in sees exactly their own keys, in Object.entries' order.
   for (const key in v) {
+    if (++keys > MAX_CONTEXT_KEYS) throw invalidField(`${prefix}context`, `must have at most ${MAX_CONTEXT_KEYS} keys`);
+    if (utf8BytesExceed(key, MAX_CONTEXT_KEY_BYTES)) {
+      throw invalidField(`${prefix}context.${keyLabel(key)}`, `key must be at most ${MAX_CONTEXT_KEY_BYTES} bytes`);
+    }
     const value = v[key];
     if (typeof value !== 'string') throw invalidField(`${prefix}context.${key}`, 'must be a string');
+    if (utf8BytesExceed(value, MAX_CONTEXT_VALUE_BYTES)) {
+      throw invalidField(`${prefix}context.${key}`, `must be at most ${MAX_CONTEXT_VALUE_BYTES} bytes`);
+    }
     context[key] = value;
   }
   return context;
@@ -77,7 +113,7 @@ export function parseEvaluationRequest(
     }
   }
   const flagKey = requiredString(body, 'flagKey', prefix);
-  const entityId = requiredString(body, 'entityId', prefix);
+  const entityId = optionalString(body, 'entityId', prefix) ?? '';
   const context = parseContext(body, prefix);
   const requestId = optionalString(body, 'requestId', prefix);
   const reference = optionalString(body, 'reference', prefix);
@@ -89,8 +125,7 @@ export function parseEvaluationRequest(
 
 export function parseBatchRequest(body: unknown): ParsedBatchRequest {
   if (!isPlainObject(body)) throw invalidField('body', 'must be an object');
-  const raw = field(body, 'requests');
-  if (raw === undefined) throw invalidField('requests', 'is required');
+  const raw = field(body, 'requests') ?? [];
   if (!Array.isArray(raw)) throw invalidField('requests', 'must be an array');
   const requestId = optionalString(body, 'requestId', '');
   const batchReference = optionalString(body, 'reference', '');

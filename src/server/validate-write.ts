@@ -4,6 +4,10 @@
  * still runs first, as in Flipt, so a client learns about a bad request before a read-only store.
  *
  * Messages follow Flipt's `invalid field <name>: <problem>` form.
+ *
+ * A field left out is its protobuf default, as for evaluation requests (protojson-speaking clients
+ * leave out `""`, `0`, `false` and empty lists), and JSON `null` is read as left out: absent and
+ * `""` (or `[]`) give the same answer, and so do absent and `0`.
  */
 import { field, invalidField, isPlainObject } from './fields.js';
 
@@ -12,7 +16,10 @@ type Kind = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'stringArra
 export interface FieldRule {
   readonly name: string;
   readonly kind: Kind;
-  /** Absent, or "" for strings, is refused with `must not be empty`. */
+  /**
+   * Strings and string arrays: absent, `""` or `[]` is refused with `must not be empty`. (An
+   * absent number is 0 and goes through the number checks: `positive`, `range`.)
+   */
   readonly required?: boolean;
   /** Enum names, in protobuf order (a number is taken as the index, as jsonpb does). */
   readonly oneOf?: readonly string[];
@@ -60,11 +67,16 @@ function enumName(value: unknown, names: readonly string[]): string | undefined 
   return undefined;
 }
 
+function isEmpty(v: unknown, kind: Kind): boolean {
+  return v === undefined || (kind === 'string' && v === '') || (kind === 'stringArray' && Array.isArray(v) && v.length === 0);
+}
+
 function checkField(body: Readonly<Record<string, unknown>>, rule: FieldRule): void {
-  const v = field(body, rule.name);
+  let v = field(body, rule.name);
   const { name } = rule;
-  if (v === undefined || (rule.kind === 'string' && v === '')) {
-    if (rule.required) throw invalidField(name, rule.positive ? 'must be greater than 0' : 'must not be empty');
+  if (v === undefined && (rule.kind === 'number' || rule.kind === 'integer')) v = 0;
+  if (isEmpty(v, rule.kind)) {
+    if (rule.required) throw invalidField(name, 'must not be empty');
     return;
   }
   if (rule.oneOf) {
@@ -197,7 +209,7 @@ export const WRITE_SPECS = {
       { name: 'segmentKey', kind: 'string' },
       { name: 'segmentKeys', kind: 'stringArray' },
       { name: 'segmentOperator', kind: 'string', oneOf: SEGMENT_OPERATORS },
-      { name: 'rank', kind: 'integer', required: true, positive: true },
+      { name: 'rank', kind: 'integer', positive: true },
     ],
     check: checkRuleSegments,
   },
@@ -213,18 +225,18 @@ export const WRITE_SPECS = {
   createDistribution: {
     fields: [
       { name: 'variantId', kind: 'string', required: true },
-      { name: 'rollout', kind: 'number', required: true, range: [0, 100] },
+      { name: 'rollout', kind: 'number', range: [0, 100] },
     ],
   },
   updateDistribution: {
     fields: [
       { name: 'variantId', kind: 'string', required: true },
-      { name: 'rollout', kind: 'number', required: true, range: [0, 100] },
+      { name: 'rollout', kind: 'number', range: [0, 100] },
     ],
   },
   createRollout: {
     fields: [
-      { name: 'rank', kind: 'integer', required: true, positive: true },
+      { name: 'rank', kind: 'integer', positive: true },
       description,
       { name: 'segment', kind: 'object' },
       { name: 'threshold', kind: 'object' },

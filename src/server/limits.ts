@@ -1,0 +1,22 @@
+/**
+ * The limits on what one request may carry, in one place (the README's "Request limits" lists
+ * them). Each bounds the work and memory a single request can cause; none is reached by a
+ * request a Flipt client would normally send.
+ */
+
+/** A request body's size in bytes (1 MiB); beyond it: 413, the rest of the body is not read. */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Nesting depth of a JSON body; deeper: 400 (everything that walks the value recurses). */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * An evaluation context's values and keys, in UTF-8 bytes, and its number of keys. A context value
+ * is matched by constraints (string comparisons, number and date parsing), so its length bounds
+ * the work of every constraint on it; 64 KiB is far above any identifier, e-mail or JSON blob a
+ * context usually holds. Beyond any of them: 400 `invalid field context.<key>: ...`
+ * (`requests[<i>].context.<key>` in a batch).
+ */
+export const MAX_CONTEXT_VALUE_BYTES = 64 * 1024;
+export const MAX_CONTEXT_KEY_BYTES = 1024;
+export const MAX_CONTEXT_KEYS = 1000;
