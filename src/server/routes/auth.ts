@@ -14,6 +14,7 @@ import type { AppRouterContext, AppState } from '../context.js';
 import { invalidField } from '../fields.js';
 import { parsePageParams } from '../pagination.js';
 import { sendJson } from '../respond.js';
+import { trimSlashes } from '../url.js';
 
 export interface AuthRoutesDeps {
   service: AuthService;
@@ -22,7 +23,7 @@ export interface AuthRoutesDeps {
 
 /** `X-Forwarded-Prefix` joined in front of a path (reference §2.4). */
 function prefixed(ctx: AppRouterContext, path: string): string {
-  const prefix = ctx.get('X-Forwarded-Prefix').trim().replace(/^\/+|\/+$/g, '');
+  const prefix = trimSlashes(ctx.get('X-Forwarded-Prefix').trim());
   return prefix === '' ? path : `/${prefix}${path}`;
 }
 
