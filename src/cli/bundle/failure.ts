@@ -20,7 +20,7 @@ export function describeFailure(action: string, registry: string, err: unknown):
       return `cannot ${action}: ${why}`;
     case 'unreachable':
       // TLS spoken to a plain-HTTP registry fails in the handshake: say what to do about it.
-      return /cannot reach https:\/\/.*(SSL|TLS|EPROTO)/.test(why)
+      return tlsToPlainHttp(why)
         ? `cannot ${action}: registry ${registry} unreachable: ${why}; if it speaks plain HTTP, use --insecure or an http:// REMOTE`
         : `cannot ${action}: registry ${registry} unreachable: ${why}`;
     case 'digest-mismatch':
@@ -31,8 +31,19 @@ export function describeFailure(action: string, registry: string, err: unknown):
   }
 }
 
+/**
+ * Every run of whitespace that holds a line break becomes one space. Matched as whole runs of
+ * `\s+` (linear): the expression it replaces, `\s*\r?\n\s*`, retried `\s*` from every blank of
+ * a long run without a line break, quadratic in the run.
+ */
 function oneLine(text: string): string {
-  return text.replace(/\s*\r?\n\s*/g, ' ').trim();
+  return text.replace(/\s+/g, (run) => (run.includes('\n') ? ' ' : run)).trim();
+}
+
+/** The message says TLS failed on an https:// address: the registry may speak plain HTTP. */
+function tlsToPlainHttp(why: string): boolean {
+  const at = why.indexOf('cannot reach https://');
+  return at !== -1 && /SSL|TLS|EPROTO/.test(why.slice(at));
 }
 
 /**
