@@ -57,6 +57,12 @@ export interface GitStorageConfig {
   prebuild?: string[];
   idle_ttl: number; // ms, default 10m
   max_staleness: number; // ms, default 5m
+  /** References built on request kept at once (default 64; default and prebuilt ones not counted). */
+  max_references: number;
+  /** On-demand builds waiting or running at once (default 8). */
+  max_pending_builds: number;
+  /** Serve unlisted full commit ids named as `reference` (default true). */
+  allow_commit_references: boolean;
 }
 
 /** `storage.oci.*` (durations in ms; paths as written, resolved by src/sources/oci/from-config.ts). */

@@ -8,6 +8,14 @@ import { LabelledCounter, LabelledHistogram, type CounterSeries, type HistogramS
 
 export type { CounterSeries, HistogramSeries } from './labelled-metrics.js';
 
+/**
+ * The `reference` label of the snapshot counters once the store has dropped a reference (idle, or
+ * gone from the source): its counts move here and its own series go, so the series are as many
+ * as the references kept, whatever names requests make the store build over time. `~` cannot
+ * appear in a Git reference name (nor an OCI tag), so no real reference is ever labelled so.
+ */
+export const OTHER_REFERENCE = '~other';
+
 export interface ServerMetrics {
   readonly registry: Registry;
   observeRequest(labels: { method: string; route: string; status: number }, seconds: number): void;
@@ -65,16 +73,43 @@ export function createServerMetrics(store: SnapshotStore, opts: { defaultMetrics
     },
   });
 
+  // What each kept reference has counted, to move it under OTHER_REFERENCE when it is dropped.
+  const counts = new Map<string, { reloads: number; rejected: number; error: number }>();
+  const countsOf = (reference: string) => {
+    let c = counts.get(reference);
+    if (c === undefined) counts.set(reference, (c = { reloads: 0, rejected: 0, error: 0 }));
+    return c;
+  };
+  const fold = (reference: string) => {
+    const c = counts.get(reference);
+    if (c === undefined) return;
+    counts.delete(reference);
+    if (c.reloads > 0) {
+      reloads.remove({ reference });
+      reloads.inc({ reference: OTHER_REFERENCE }, c.reloads);
+    }
+    for (const kind of ['rejected', 'error'] as const) {
+      if (c[kind] === 0) continue;
+      failures.remove({ reference, kind });
+      failures.inc({ reference: OTHER_REFERENCE, kind }, c[kind]);
+    }
+  };
+
   const unsubscribe = store.subscribe((event) => {
     switch (event.type) {
       case 'swap':
         reloads.inc({ reference: event.reference });
+        countsOf(event.reference).reloads++;
         break;
       case 'rejected':
-        failures.inc({ reference: event.reference, kind: 'rejected' });
+      case 'error': {
+        const kind = event.type;
+        failures.inc({ reference: event.reference, kind });
+        countsOf(event.reference)[kind]++;
         break;
-      case 'error':
-        failures.inc({ reference: event.reference, kind: 'error' });
+      }
+      case 'dropped':
+        fold(event.reference);
         break;
     }
   });

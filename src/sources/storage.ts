@@ -8,7 +8,10 @@ import type { Source } from './types.js';
 export interface Storage {
   readonly source: Source;
   /** Default reference, polling, prebuild, eviction and staleness rules of this backend. */
-  readonly store: Pick<SnapshotStoreOptions, 'defaultReference' | 'pollIntervalMs' | 'prebuild' | 'idleTtlMs' | 'maxStalenessMs'>;
+  readonly store: Pick<
+    SnapshotStoreOptions,
+    'defaultReference' | 'pollIntervalMs' | 'prebuild' | 'idleTtlMs' | 'maxStalenessMs' | 'maxReferences' | 'maxPendingBuilds' | 'allowUnlistedReferences'
+  >;
   /** For messages and problem locations, without credentials (e.g. `<repository>@<ref>`, `s3://bucket/prefix`). */
   readonly description: string;
 }

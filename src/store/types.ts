@@ -28,14 +28,20 @@ export interface RefStatus {
 export type StoreEvent =
   | { readonly type: 'swap'; readonly reference: string; readonly snapshot: Snapshot; readonly durationMs: number }
   | { readonly type: 'rejected'; readonly reference: string; readonly rejected: RejectedRevision }
-  | { readonly type: 'error'; readonly reference: string; readonly message: string };
+  | { readonly type: 'error'; readonly reference: string; readonly message: string }
+  /** The reference is no longer kept (idle, or gone from the source): its metric series go too. */
+  | { readonly type: 'dropped'; readonly reference: string };
 
 export interface SnapshotStore {
   /** The reference served when a request names none. */
   readonly defaultReference: string;
   /** The current snapshot of a built reference; never waits for I/O. */
   get(ref?: string): Snapshot | undefined;
-  /** Builds an unbuilt reference on demand; throws VexilError NotFound `reference "<ref>" not found`. */
+  /**
+   * Builds an unbuilt reference on demand; throws VexilError NotFound `reference "<ref>" not found`,
+   * FailedPrecondition when it has no valid state, Unavailable (with Retry-After) when the backend
+   * cannot be read or the caps on references built on request are reached.
+   */
   resolve(ref?: string): Promise<Snapshot>;
   status(): RefStatus[];
   /** Look at the backend now and rebuild what changed; resolves when done. */

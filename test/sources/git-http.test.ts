@@ -140,7 +140,9 @@ t.test('/ready stays ready while the default reference is fresh, then 503 with t
   clock += 3 * 60_000;
   const stale = await fetch(`${url}/ready`).then(json);
   t.equal(stale.status, 503);
-  t.match(stale.body.message, /reference "main" has not been confirmed by the source for 6m0s \(limit 5m0s\): the git server requires authentication \(HTTP 401/);
+  t.match(stale.body.message, /reference "main" has not been confirmed by the source for 6m0s \(limit 5m0s\): the state backend could not be read \(lastError in \/meta\/snapshots\)$/);
+  const detail = await fetch(`${url}/meta/snapshots`).then(json);
+  t.match(detail.body.references[0].lastError.message, /the git server requires authentication \(HTTP 401/, 'the detail is in /meta/snapshots');
   t.equal((await variant(url)).status, 200, 'serving continues');
   t.equal((await fetch(`${url}/health`)).status, 200, 'liveness is not affected');
   g.server.setAuth({});

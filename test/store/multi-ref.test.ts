@@ -89,7 +89,11 @@ t.test('a branch created after the last poll is servable; a deleted branch is dr
   await t.rejects(store.resolve('late'), { code: 5 }, 'not pushed yet');
   await g.repo.commit('late', bonjour, { parent: c1 });
   clock += 1000; // a listing is trusted for 1 s for unknown names
-  t.equal(greeting(await store.resolve('late')), 'bonjour', 'listed on demand, no poll needed');
+  g.server.requests.length = 0;
+  await t.rejects(store.resolve('late'), { code: 5 }, 'a name found missing stays 404 until the next poll');
+  t.equal(g.server.requests.length, 0, 'answered from the negative cache');
+  await store.refresh();
+  t.equal(greeting(await store.resolve('late')), 'bonjour', 'the poll forgets the missing names');
   const other = await g.repo.commit('other', bonjour, { parent: c1 });
   clock += 1000;
   t.equal((await store.resolve('other')).revision, other);
@@ -329,7 +333,8 @@ t.test('server down or slow: serving never waits; stale after max_staleness, fre
   t.notOk(store.status()[0]?.stale, 'younger than max_staleness: not stale');
   clock += 2 * 60_000;
   const [main] = store.status();
-  t.match(main?.stale, /^reference "main" has not been confirmed by the source for 6m0s \(limit 5m0s\): the git server answered HTTP 503/);
+  t.match(main?.stale, /^reference "main" has not been confirmed by the source for 6m0s \(limit 5m0s\): the state backend could not be read \(lastError in \/meta\/snapshots\)$/);
+  t.match(main?.lastError?.message, /the git server answered HTTP 503/, 'the detail is in lastError');
   t.equal(greeting(store.get()), 'hello', 'still serving');
 
   g.server.setHook(undefined);

@@ -55,7 +55,8 @@ function notReadyReason(store: SnapshotStore): string {
     const n = status.lastRejected.problems.length;
     why += `: revision ${status.lastRejected.revision.id} was rejected with ${n} problem${n === 1 ? '' : 's'} (see /meta/snapshots)`;
   } else if (status?.lastError) {
-    why += `: ${status.lastError.message}`;
+    // /ready is public: the error itself (hosts, ports) stays in /meta/snapshots and the log.
+    why += ': the state backend could not be read (lastError in /meta/snapshots)';
   }
   return why;
 }

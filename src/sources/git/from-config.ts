@@ -12,8 +12,11 @@ import { defaultCacheDir, gitAuth, gitConfigProblems, parseRepository } from './
 
 export interface GitStorage {
   readonly source: GitSource;
-  /** The store options of a git source: default reference, polling, prebuild, eviction, staleness. */
-  readonly store: Pick<SnapshotStoreOptions, 'defaultReference' | 'pollIntervalMs' | 'prebuild' | 'idleTtlMs' | 'maxStalenessMs'>;
+  /** The store options of a git source: default reference, polling, prebuild, eviction, staleness, caps on references built on request. */
+  readonly store: Pick<
+    SnapshotStoreOptions,
+    'defaultReference' | 'pollIntervalMs' | 'prebuild' | 'idleTtlMs' | 'maxStalenessMs' | 'maxReferences' | 'maxPendingBuilds' | 'allowUnlistedReferences'
+  >;
   /** For messages and problem locations: `<repository>@<ref>[/<directory>]`, without credentials. */
   readonly description: string;
 }
@@ -51,6 +54,9 @@ export function gitStorageFromConfig(config: Config, baseDir: string, opts: { wo
       prebuild: git.prebuild ?? [git.ref],
       idleTtlMs: git.idle_ttl,
       maxStalenessMs: git.max_staleness,
+      maxReferences: git.max_references,
+      maxPendingBuilds: git.max_pending_builds,
+      allowUnlistedReferences: git.allow_commit_references,
     },
     description: `${source.repository}@${git.ref}${directory === '' ? '' : `/${directory}`}`,
   };
