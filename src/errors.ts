@@ -47,6 +47,5 @@ export class VexilError extends Error {
 export const notFound = (message: string) => new VexilError(Code.NotFound, message);
 export const invalidArgument = (message: string, details?: unknown[]) =>
   new VexilError(Code.InvalidArgument, message, details ? { details } : {});
-export const failedPrecondition = (message: string) => new VexilError(Code.FailedPrecondition, message);
 export const unauthenticated = () => new VexilError(Code.Unauthenticated, 'request was not authenticated');
 export const internal = (message: string, cause?: unknown) => new VexilError(Code.Internal, message, { cause });

@@ -31,8 +31,3 @@ export function hashToken(token: string): string {
 export function sameDigest(a: Buffer, b: Buffer): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
-
-/** `sameDigest` for a stored digest key (base64url) and a presented token's digest. */
-export function digestMatches(storedKey: string, presented: Buffer): boolean {
-  return sameDigest(Buffer.from(storedKey, 'base64url'), presented);
-}

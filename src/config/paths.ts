@@ -5,9 +5,6 @@
  */
 import { fileURLToPath } from 'node:url';
 
-/** The package root (holds package.json, schemas/, examples/). */
-export const PACKAGE_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-
 /** The bundled example state repository, served when no storage.local.path is configured. */
 export const BUNDLED_EXAMPLES_DIR = fileURLToPath(new URL('../../examples', import.meta.url));
 

@@ -130,20 +130,6 @@ export function explain(snapshot: Snapshot, req: EvaluationRequest): Explanation
   return flag.compiled.variant !== null ? variantExplanation(snapshot, flag, req) : booleanExplanation(snapshot, flag, req);
 }
 
-/** Same errors as evaluateVariant (NotFound, `flag type BOOLEAN_FLAG_TYPE invalid`); same result. */
-export function explainVariant(snapshot: Snapshot, req: EvaluationRequest): VariantExplanation {
-  const flag = findFlag(snapshot, req.namespaceKey, req.flagKey);
-  if (flag.compiled.variant === null) throw invalidArgument(`flag type ${flag.type} invalid`);
-  return variantExplanation(snapshot, flag, req);
-}
-
-/** Same errors as evaluateBoolean (NotFound, `flag type VARIANT_FLAG_TYPE invalid`); same result. */
-export function explainBoolean(snapshot: Snapshot, req: EvaluationRequest): BooleanExplanation {
-  const flag = findFlag(snapshot, req.namespaceKey, req.flagKey);
-  if (flag.compiled.boolean === null) throw invalidArgument(`flag type ${flag.type} invalid`);
-  return booleanExplanation(snapshot, flag, req);
-}
-
 function base(flag: Flag, req: EvaluationRequest): ExplanationBase {
   return { namespaceKey: namespaceOf(req.namespaceKey), flagKey: flag.key, entityId: req.entityId, enabled: flag.enabled };
 }

@@ -42,56 +42,13 @@ const STATUS_BY_CODE: Readonly<Record<number, number>> = {
 
 export const INTERNAL_MESSAGE = 'internal error';
 
-/** Errors raised by raw-body / http-errors (Koa's own helpers) carry these fields. */
-interface TransportLikeError {
-  status?: unknown;
-  statusCode?: unknown;
-  expose?: unknown;
-  type?: unknown;
-  message?: unknown;
-  limit?: unknown;
-}
-
 /**
- * Maps anything thrown to a VexilError. Known transport failures (body too large, aborted
- * upload, length mismatch, unsupported charset) become client errors; everything unknown is
- * Internal.
+ * Maps anything thrown to a VexilError: ours pass through (the body reader, validation and the
+ * store throw VexilErrors, client errors included); anything else is a fault of ours, Internal.
  */
 export function toVexilError(err: unknown): VexilError {
   if (err instanceof VexilError) return err;
-  if (err !== null && typeof err === 'object') {
-    const e = err as TransportLikeError;
-    switch (e.type) {
-      case 'entity.too.large':
-        return new VexilError(
-          Code.ResourceExhausted,
-          typeof e.limit === 'number' ? `request body exceeds ${e.limit} bytes` : 'request body too large',
-          { httpStatus: 413, cause: err },
-        );
-      case 'request.aborted':
-        return new VexilError(Code.InvalidArgument, 'request aborted', { cause: err });
-      case 'request.size.invalid':
-        return new VexilError(Code.InvalidArgument, 'request size did not match content length', { cause: err });
-      case 'encoding.unsupported':
-        return new VexilError(Code.InvalidArgument, 'unsupported charset', { httpStatus: 415, cause: err });
-      default:
-        break;
-    }
-    const status = typeof e.status === 'number' ? e.status : typeof e.statusCode === 'number' ? e.statusCode : 0;
-    // http-errors marks client errors as safe to expose; keep their status, speak our shape.
-    if (status >= 400 && status < 500 && e.expose === true) {
-      const message = typeof e.message === 'string' && e.message !== '' ? e.message : 'bad request';
-      const code =
-        status === 404 ? Code.NotFound : status === 401 ? Code.Unauthenticated : status === 403 ? Code.PermissionDenied : Code.InvalidArgument;
-      return new VexilError(code, message, { httpStatus: status, cause: err });
-    }
-  }
   return new VexilError(Code.Internal, INTERNAL_MESSAGE, { cause: err });
-}
-
-/** True when the error is a server fault (5xx) and must be logged with its cause. */
-export function isServerFault(err: VexilError): boolean {
-  return statusOf(err) >= 500;
 }
 
 function statusOf(err: VexilError): number {

@@ -17,8 +17,6 @@ const schema = createRequire(import.meta.url)('../../schemas/features.schema.jso
 const ajv = new Ajv({ allErrors: true, verbose: true, strict: true, strictTypes: false, strictRequired: false });
 const validateDocument = ajv.compile(schema);
 
-export const FEATURES_SCHEMA_ID = schema.$id as string;
-
 /** Schema findings of one (non-empty) document; empty when valid. */
 export function schemaFindings(doc: unknown, docIndex: number): Finding[] {
   if (validateDocument(doc)) return [];

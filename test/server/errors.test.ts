@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Code, VexilError, internal, notFound, unauthenticated } from '../../src/errors.js';
-import { toErrorResponse, toVexilError } from '../../src/server/errors.js';
+import { toErrorResponse } from '../../src/server/errors.js';
 
 t.test('gRPC code → HTTP status', async (t) => {
   const cases: Array<[number, number]> = [
@@ -49,21 +49,12 @@ t.test('httpStatus override and headers', async (t) => {
   t.ok(auth.headers['WWW-Authenticate'], 'a 401 carries WWW-Authenticate');
 });
 
-t.test('transport errors (raw-body, http-errors) become client errors', async (t) => {
-  const tooLarge = toVexilError(Object.assign(new Error('request entity too large'), { type: 'entity.too.large', status: 413, limit: 1048576, expose: true }));
-  t.equal(tooLarge.code, Code.ResourceExhausted);
-  t.equal(tooLarge.httpStatus, 413);
-  t.equal(tooLarge.message, 'request body exceeds 1048576 bytes');
-  const aborted = toErrorResponse(Object.assign(new Error('request aborted'), { type: 'request.aborted', status: 400 }));
-  t.equal(aborted.status, 400);
-  t.equal(aborted.body.message, 'request aborted');
-  const size = toErrorResponse(Object.assign(new Error('x'), { type: 'request.size.invalid', status: 400 }));
-  t.equal(size.status, 400);
-  const charset = toErrorResponse(Object.assign(new Error('x'), { type: 'encoding.unsupported', status: 415 }));
-  t.equal(charset.status, 415);
-  const httpError = toErrorResponse(Object.assign(new Error('Bad Request'), { status: 400, expose: true }));
-  t.same(httpError.body, { code: 3, message: 'Bad Request', details: [] });
-  const hidden = toErrorResponse(Object.assign(new Error('internal detail'), { status: 502, expose: false }));
-  t.equal(hidden.status, 500);
-  t.equal(hidden.body.message, 'internal error');
+t.test('an error that is not a VexilError is Internal: 500, fixed message, no detail', async (t) => {
+  // Even one shaped like an http-errors client error: nothing we run throws those, so its
+  // message is not known to be safe to show.
+  for (const err of [new Error('connect ECONNREFUSED 10.0.0.1:5432'), Object.assign(new Error('Bad Request'), { status: 400, expose: true }), 'text', null]) {
+    const r = toErrorResponse(err);
+    t.equal(r.status, 500);
+    t.same(r.body, { code: 13, message: 'internal error', details: [] });
+  }
 });

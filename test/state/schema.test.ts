@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import jsYaml from 'js-yaml';
-import { FEATURES_SCHEMA_ID, schemaFindings } from '../../src/state/schema.js';
+import { schemaFindings } from '../../src/state/schema.js';
 import { readFixture } from '../support/state-fixture.js';
 
 const schemaPath = fileURLToPath(new URL('../../schemas/features.schema.json', import.meta.url));
@@ -11,8 +11,7 @@ const schema = JSON.parse(readFileSync(schemaPath, 'utf8')) as Record<string, un
 
 t.test('the schema file: draft-07, an $id, titled definitions, compiles in strict mode', async (t) => {
   t.equal(schema.$schema, 'http://json-schema.org/draft-07/schema#');
-  t.equal(schema.$id, FEATURES_SCHEMA_ID);
-  t.match(FEATURES_SCHEMA_ID, /^https:\/\/.+\/features\.schema\.json$/);
+  t.match(schema.$id, /^https:\/\/.+\/features\.schema\.json$/);
   for (const [name, def] of Object.entries(schema.definitions as Record<string, { title?: string; type?: string }>)) {
     if (def.type === 'object') t.ok(def.title, `definition ${name} has a title`);
   }
