@@ -91,5 +91,13 @@ function loadMarkdown(lines: LoadWorkerLine[], opts: LoadOptions): { markdown: s
       `| ${flags.toLocaleString('en-US')} | ${(v.bytes / 1e6).toFixed(1)} MB | ${ms(y)} | ${ms(v)} | ${ms(f)} (${(f.bytes / 1e6).toFixed(1)} MB) | ${fmtRatio(rFloor)} ${verdict(okFloor)} | ${fmtRatio(rFlagd)} ${verdict(okFlagd)} | ${cpu} | ${rss(y)} / ${rss(v)} / ${rss(f)} MiB |`,
     );
   }
+  // Not part of the load: the store generates matchers in the background after each swap.
+  out.push('', 'Generated matchers of every flag of one snapshot (done in the background after a swap, store/matcher-warmup.ts; not in the load times above):', '');
+  for (const flags of opts.sizes) {
+    const m = lines.find((l) => l.flags === flags && l.engine === 'vexil')?.matchers;
+    if (m !== undefined) {
+      out.push(`- ${flags.toLocaleString('en-US')} flags: ${m.generated.toLocaleString('en-US')} generated in ${fmtMs(m.ms)} ms (CPU ${fmtMs(m.cpuMs)} ms), heap +${m.heapMiB.toFixed(0)} MiB`);
+    }
+  }
   return { markdown: out.join('\n'), verdicts };
 }

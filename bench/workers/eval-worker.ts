@@ -16,6 +16,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { FlagdCore } from '@openfeature/flagd-core';
 import { FliptClient } from '@flipt-io/flipt-client-js';
+import { prepareMatcher } from '../../src/evaluation/codegen.js';
 import { evaluateBoolean, evaluateVariant } from '../../src/evaluation/index.js';
 import { load } from '../../src/state/load.js';
 import type { Snapshot } from '../../src/state/model.js';
@@ -86,6 +87,8 @@ const yamlName = sc.prefix === '' ? 'features.yml' : `${sc.prefix}features.yml`;
 const loaded = load([{ path: yamlName, bytes: readFileSync(join(args.fixtures, yamlName)) }], { reference: 'bench', revision: 'bench' });
 if (!loaded.snapshot) throw new Error(`vexil could not load ${yamlName}: ${JSON.stringify(loaded.problems)}`);
 const snapshot: Snapshot = loaded.snapshot;
+// What the server's store does in the background after each swap (store/matcher-warmup.ts).
+for (const ns of snapshot.namespaces.values()) for (const flag of ns.flags.values()) prepareMatcher(flag.compiled);
 
 // ----- flagd-core: compiled json-logic (the default mode) ------------------------------------------
 const flagd = new FlagdCore(undefined, noop);

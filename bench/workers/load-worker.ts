@@ -13,6 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import jsYaml from 'js-yaml';
 import { FlagdCore } from '@openfeature/flagd-core';
+import { prepareMatcher } from '../../src/evaluation/codegen.js';
 import { load } from '../../src/state/load.js';
 
 export type LoadEngine = 'vexil' | 'js-yaml' | 'flagd-core';
@@ -44,6 +45,11 @@ export interface LoadWorkerLine {
   peakRssMiB: number;
   /** Sanity: flags in the result (vexil: snapshot flags; js-yaml: flags in the documents; flagd: keys set). */
   resultFlags: number;
+  /**
+   * vexil only: generating the matchers of every flag of one more loaded snapshot, which the
+   * server's store does in the background after each swap (store/matcher-warmup.ts), not in the load.
+   */
+  matchers?: { flags: number; generated: number; ms: number; cpuMs: number; heapMiB: number };
 }
 
 const args = JSON.parse(process.argv[2]) as LoadWorkerArgs;
@@ -102,6 +108,19 @@ for (let i = 1; i < args.runs; i++) {
   allMs.push(performance.now() - t0);
   allCpu.push(cpuMs(u0));
 }
+let matchers: LoadWorkerLine['matchers'];
+if (args.engine === 'vexil') {
+  const files = args.files.map((path) => ({ path, bytes: new Uint8Array(readFileSync(join(args.dir, path))) }));
+  const flags = [...load(files, { reference: 'bench', revision: 'bench' }).snapshot!.namespaces.values()].flatMap((ns) => [...ns.flags.values()]);
+  const heap0 = process.memoryUsage().heapUsed;
+  u0 = process.cpuUsage();
+  t0 = performance.now();
+  for (const f of flags) prepareMatcher(f.compiled);
+  const ms = performance.now() - t0;
+  const cpu = cpuMs(u0);
+  const generated = flags.filter((f) => (f.compiled.variant ?? f.compiled.boolean!).matcher.fn !== null).length;
+  matchers = { flags: flags.length, generated, ms, cpuMs: cpu, heapMiB: (process.memoryUsage().heapUsed - heap0) / 1048576 };
+}
 const sorted = [...allMs].sort((a, b) => a - b);
 const sortedCpu = [...allCpu].sort((a, b) => a - b);
 const line: LoadWorkerLine = {
@@ -115,5 +134,6 @@ const line: LoadWorkerLine = {
   baseRssMiB,
   peakRssMiB,
   resultFlags,
+  ...(matchers !== undefined ? { matchers } : {}),
 };
 process.stdout.write(`${JSON.stringify(line)}\n`);

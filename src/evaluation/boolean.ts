@@ -1,8 +1,7 @@
 /** Boolean flag evaluation (flipt-semantics.md §2.4). */
 import { invalidArgument } from '../errors.js';
 import type { Snapshot } from '../state/model.js';
-import { generateBooleanMatcher } from './codegen.js';
-import { GENERATE_AFTER, ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD, type CompiledBooleanFlag, type CompiledFlag } from './compile.js';
+import { ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD, type CompiledBooleanFlag, type CompiledFlag } from './compile.js';
 import { matchSegmentSet, type EvaluationContext } from './constraints.js';
 import { thresholdValue } from './hash.js';
 import { findFlag } from './lookup.js';
@@ -20,21 +19,12 @@ export function evaluateBoolean(snapshot: Snapshot, req: EvaluationRequest): Boo
   return runBoolean(compiled, compiled.boolean, req);
 }
 
-/** Interpreted for the first calls, then by the flag's generated matcher (see runVariant). */
+/** By the flag's generated matcher once it is made, by the interpreter until then (see runVariant). */
 export function runBoolean(flag: CompiledFlag, b: CompiledBooleanFlag, req: EvaluationRequest): BooleanResult {
   const cell = b.matcher;
   const generated = cell.fn;
   if (generated !== null) return generated(req.context, req.entityId);
-  if (cell.calls < GENERATE_AFTER) {
-    cell.calls++;
-  } else if (cell.calls === GENERATE_AFTER) {
-    cell.calls++;
-    const fn = generateBooleanMatcher(flag, b);
-    if (fn !== null) {
-      cell.fn = fn;
-      return fn(req.context, req.entityId);
-    }
-  }
+  cell.interpreted++;
   return interpretBoolean(flag, b, req.entityId, req.context);
 }
 

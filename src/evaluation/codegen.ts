@@ -81,6 +81,27 @@ const MAX_MASK_SEGMENTS = 30;
 /** Beyond this much source V8 would not optimize the function anyway: keep interpreting. */
 const MAX_SOURCE_LENGTH = 256 * 1024;
 
+/**
+ * Generates the flag's matcher into its cell (compile.ts MatcherCell), unless that was already
+ * tried; afterwards its evaluations run the generated code. Pure computation, no I/O; the caller
+ * decides when (the store: in the background after a snapshot is swapped in, never on a request).
+ * Returns whether it did the work (false: tried before).
+ */
+export function prepareMatcher(flag: CompiledFlag): boolean {
+  if (flag.variant !== null) {
+    const cell = flag.variant.matcher;
+    if (cell.tried) return false;
+    cell.tried = true;
+    cell.fn = generateVariantMatcher(flag, flag.variant);
+    return true;
+  }
+  const cell = flag.boolean!.matcher;
+  if (cell.tried) return false;
+  cell.tried = true;
+  cell.fn = generateBooleanMatcher(flag, flag.boolean!);
+  return true;
+}
+
 /** A generated function for the variant flag, or null (code generation unavailable or not worth it). */
 export function generateVariantMatcher(flag: CompiledFlag, v: CompiledVariantFlag): GeneratedMatcher<VariantResult> | null {
   // A disabled flag answers without matching (runVariant): nothing to generate.

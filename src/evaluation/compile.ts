@@ -169,19 +169,20 @@ export interface CompiledRollout extends CompiledSegmentSet {
 }
 
 /**
- * Interpreted calls before a flag's matcher is generated (codegen.ts): generating costs about as
- * much as a few dozen interpreted calls of a large flag, and a flag evaluated only a few times
- * (the CLI, `vexil test`) should not pay for it.
- */
-export const GENERATE_AFTER = 8;
-
-/**
- * The one mutable part of a compiled flag: a cache filled on use, invisible in results. `fn` is
- * the generated matcher once made; `calls` counts interpreted calls up to GENERATE_AFTER + 1.
+ * The one mutable part of a compiled flag, invisible in results: the generated matcher
+ * (codegen.ts), made off the request path by prepareMatcher, which the store calls on the flags
+ * of each snapshot it swaps in (store/matcher-warmup.ts). Until then, or where code cannot be
+ * generated, the interpreter answers. Generating costs about as much as a few dozen interpreted
+ * calls of a large flag: no request pays for it, and the CLI (`vexil evaluate`, `vexil test`),
+ * which evaluates a flag a few times, never generates.
  */
 export interface MatcherCell<R> {
+  /** The generated matcher, once made. */
   fn: GeneratedMatcher<R> | null;
-  calls: number;
+  /** Whether generation was attempted (once: on failure the interpreter stays in charge). */
+  tried: boolean;
+  /** Calls the interpreter answered for want of a generated matcher (observed by tests and benchmarks). */
+  interpreted: number;
 }
 
 export interface CompiledVariantFlag {
@@ -413,7 +414,7 @@ const NO_RULES: readonly CompiledRule[] = Object.freeze([]);
 const NO_ROLLOUTS: readonly CompiledRollout[] = Object.freeze([]);
 
 function newMatcherCell<R>(): MatcherCell<R> {
-  return { fn: null, calls: 0 };
+  return { fn: null, tried: false, interpreted: 0 };
 }
 
 function compileRollout(flag: FlagDefinition, rollout: Rollout, segments: ReadonlyMap<string, Segment>, shared: NamespaceShared): CompiledRollout {

@@ -1,8 +1,7 @@
 /** Variant flag evaluation (flipt-semantics.md §2.2, §2.3). */
 import { invalidArgument } from '../errors.js';
 import type { Snapshot } from '../state/model.js';
-import { generateVariantMatcher } from './codegen.js';
-import { GENERATE_AFTER, type CompiledFlag, type CompiledVariantFlag } from './compile.js';
+import type { CompiledFlag, CompiledVariantFlag } from './compile.js';
 import { matchSegmentSet, type EvaluationContext } from './constraints.js';
 import { decideRule } from './decide.js';
 import { findFlag } from './lookup.js';
@@ -20,25 +19,15 @@ export function evaluateVariant(snapshot: Snapshot, req: EvaluationRequest): Var
 }
 
 /**
- * The decision procedure of §2.2 on a compiled variant flag: interpreted for the first calls, then
- * by the flag's generated matcher (codegen.ts) when the runtime allows code generation. A flag
- * evaluated a few times (the CLI, tests) never pays for generating code.
+ * The decision procedure of §2.2 on a compiled variant flag: by the flag's generated matcher once
+ * it is made (codegen.ts prepareMatcher, off the request path), by the interpreter until then.
  */
 export function runVariant(flag: CompiledFlag, v: CompiledVariantFlag, req: EvaluationRequest): VariantResult {
   if (!flag.enabled) return v.disabled;
   const cell = v.matcher;
   const generated = cell.fn;
   if (generated !== null) return generated(req.context, req.entityId);
-  if (cell.calls < GENERATE_AFTER) {
-    cell.calls++;
-  } else if (cell.calls === GENERATE_AFTER) {
-    cell.calls++; // one attempt: on failure the interpreter stays in charge
-    const fn = generateVariantMatcher(flag, v);
-    if (fn !== null) {
-      cell.fn = fn;
-      return fn(req.context, req.entityId);
-    }
-  }
+  cell.interpreted++;
   return interpretVariant(flag, v, req.entityId, req.context);
 }
 

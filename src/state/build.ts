@@ -6,8 +6,8 @@
  * Object.freeze refuses).
  *
  * `Flag.compiled` is computed here, once per snapshot build, for every flag: evaluation never
- * compiles on the request path (the generated matcher that evaluation adds after a flag's first
- * calls is the one exception, see evaluation/codegen.ts).
+ * compiles on the request path. (Its generated matcher, evaluation/codegen.ts, is added after the
+ * build, in the background, by the store: store/matcher-warmup.ts.)
  */
 import { compileFlag } from '../evaluation/compile.js';
 import type { CompiledFlag } from '../evaluation/compile.js';

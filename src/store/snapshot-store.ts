@@ -34,6 +34,7 @@ import type { Snapshot } from '../state/model.js';
 import type { Problem } from '../state/problem.js';
 import { createBuildQueue } from './build-queue.js';
 import { InvalidStateError } from './invalid-state-error.js';
+import { createMatcherWarmup } from './matcher-warmup.js';
 import { BoundedNameSet } from './name-set.js';
 import { createParseCache, type ParseCacheStats } from './parse-cache.js';
 import { defaultMaxBackoffMs, nextPollDelay } from './poll-schedule.js';
@@ -89,7 +90,7 @@ export interface ManagedSnapshotStore extends SnapshotStore {
   /** Look at the source now and rebuild what changed (serialized with every other build). */
   refresh(): Promise<void>;
   parseCacheStats(): ParseCacheStats;
-  /** Resolves once no build or refresh is queued (tests, benchmarks). */
+  /** Resolves once no build or refresh is queued and the matchers of the snapshots built are generated (tests, benchmarks). */
   settled(): Promise<void>;
   /** Polling state: failures in a row and the wait chosen for the next poll. */
   pollState(): { readonly consecutiveFailures: number; readonly nextDelayMs?: number };
@@ -140,6 +141,8 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
   const now = opts.now ?? (() => new Date());
   const defaultReference = opts.defaultReference ?? LOCAL_REFERENCE;
   const parseCache = createParseCache();
+  // Generated matchers are made off the request path, after each swap (matcher-warmup.ts).
+  const warmup = createMatcherWarmup();
   const nowMs = opts.now !== undefined ? () => (opts.now as () => Date)().getTime() : Date.now;
   const prebuild = opts.prebuild ?? [defaultReference];
   const idleTtlMs = opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;
@@ -277,6 +280,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
       logger.warn({ reference: ref, revision: revision.id, problems: snapshot.warnings.map(formatProblem) }, 'state loaded with warnings');
     }
     emit({ type: 'swap', reference: ref, snapshot, durationMs });
+    warmup.add(snapshot);
     return snapshot;
   }
 
@@ -734,12 +738,14 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
         await queue.idle();
         await new Promise((r) => setImmediate(r));
       } while (!queue.isIdle());
+      await warmup.idle();
     },
 
     pollState: () => ({ consecutiveFailures, ...(nextDelayMs !== undefined ? { nextDelayMs } : {}) }),
 
     async close() {
       closed = true;
+      warmup.close();
       if (debounceTimer !== undefined) clearTimeout(debounceTimer);
       debounceTimer = undefined;
       if (pollTimer !== undefined) clearTimeout(pollTimer);

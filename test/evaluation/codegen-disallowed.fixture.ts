@@ -1,10 +1,9 @@
 /**
- * Run by codegen.test.ts under `node --disallow-code-generation-from-strings`: evaluates flags past
- * GENERATE_AFTER calls and prints whether code was generated and the results, as one JSON line.
+ * Run by codegen.test.ts under `node --disallow-code-generation-from-strings`: prepares the flags'
+ * matchers, evaluates them and prints whether code was generated and the results, as one JSON line.
  */
 import { interpretBoolean } from '../../src/evaluation/boolean.js';
-import { CODEGEN_AVAILABLE } from '../../src/evaluation/codegen.js';
-import { GENERATE_AFTER } from '../../src/evaluation/compile.js';
+import { CODEGEN_AVAILABLE, prepareMatcher } from '../../src/evaluation/codegen.js';
 import { evaluateBoolean, evaluateVariant } from '../../src/evaluation/index.js';
 import { interpretVariant } from '../../src/evaluation/variant.js';
 import { booleanFlag, req, segment, snapshot, variantFlag } from './fixture.js';
@@ -22,9 +21,11 @@ const s = snapshot({
 const flags = s.namespaces.get('default')!.flags;
 const v = flags.get('v')!.compiled;
 const b = flags.get('b')!.compiled;
+prepareMatcher(v);
+prepareMatcher(b);
 const results: string[] = [];
 const expected: string[] = [];
-for (let i = 0; i < GENERATE_AFTER * 3; i++) {
+for (let i = 0; i < 24; i++) {
   const ctx = { plan: i % 3 === 0 ? 'pro' : 'free', age: String(i * 2) };
   const r = req('v', `user-${i}`, ctx);
   results.push(JSON.stringify(evaluateVariant(s, r)), JSON.stringify(evaluateBoolean(s, { ...r, flagKey: 'b' })));

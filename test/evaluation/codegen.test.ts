@@ -2,7 +2,7 @@
  * Generated matchers (src/evaluation/codegen.ts) against the interpreter, which stays the
  * reference: over random valid states (the oracle's generator) both must give the same result
  * field for field (segmentKeys order included), and the public evaluators (which switch to the
- * generated code after a few calls) must too. Then the cases random states do not reach: hostile
+ * generated code once prepareMatcher made it) must too. Then the cases random states do not reach: hostile
  * strings from an untrusted state, unknown constraint types, non-finite operands, OR sets too wide
  * for the bitmask, and a runtime that forbids code generation.
  */
@@ -10,8 +10,7 @@ import t from 'tap';
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { interpretBoolean, runBoolean } from '../../src/evaluation/boolean.js';
-import { CODEGEN_AVAILABLE, generateBooleanMatcher, generateVariantMatcher, literal } from '../../src/evaluation/codegen.js';
-import { GENERATE_AFTER } from '../../src/evaluation/compile.js';
+import { CODEGEN_AVAILABLE, generateBooleanMatcher, generateVariantMatcher, literal, prepareMatcher } from '../../src/evaluation/codegen.js';
 import { evaluateBoolean, evaluateVariant } from '../../src/evaluation/index.js';
 import { interpretVariant, runVariant } from '../../src/evaluation/variant.js';
 import type { BooleanResult, EvaluationRequest, VariantResult } from '../../src/evaluation/types.js';
@@ -72,9 +71,10 @@ t.test('random valid states: interpreter == generated matcher == public evaluato
       if (!flag) continue;
       const r: EvaluationRequest = { namespaceKey: g.namespaceKey, flagKey: g.flagKey, entityId: g.entityId, context: g.context };
       const [interpreted, generated] = decideAllWays(flag, r);
-      // The public path, same request repeated: interpreted first, generated once the flag is hot.
+      // The public path, same request repeated: interpreted first, generated once prepared.
       const publicResults = new Set<string>();
       for (let k = 0; k < 3; k++) {
+        if (k === 1) prepareMatcher(flag.compiled);
         publicResults.add(attempt(() => (flag.compiled.variant !== null ? evaluateVariant(s, r) : evaluateBoolean(s, r))));
       }
       compared++;
@@ -90,7 +90,7 @@ t.test('random valid states: interpreter == generated matcher == public evaluato
   t.ok(generatedUsed > compared / 2, `the public evaluator ran generated code for most of them (${generatedUsed})`);
 });
 
-t.test('the public evaluators switch to generated code after GENERATE_AFTER calls, with the same results', async (t) => {
+t.test('the public evaluators interpret until prepareMatcher, then run the generated code, with the same results', async (t) => {
   const segs = [segment('s', 'ALL_MATCH_TYPE', [['NUMBER_COMPARISON_TYPE', 'age', 'gte', '18']])];
   const v = variantFlag({ key: 'v', variants: ['a', 'b'], rules: [{ segment: 's', distributions: [['a', 50], ['b', 50]] }] });
   const b = booleanFlag({ key: 'b', enabled: true, rollouts: [{ segment: 's', value: false }, { threshold: 30, value: true }] });
@@ -98,14 +98,22 @@ t.test('the public evaluators switch to generated code after GENERATE_AFTER call
   const fv = flagOf(s, 'default', 'v')!.compiled;
   const fb = flagOf(s, 'default', 'b')!.compiled;
   const seen: string[] = [];
-  for (let i = 0; i < GENERATE_AFTER + 5; i++) {
+  const CALLS = 20;
+  for (let i = 0; i < CALLS; i++) {
+    if (i === CALLS / 2) {
+      t.equal(fv.variant!.matcher.fn, null, 'no request generates code');
+      t.same([fv.variant!.matcher.interpreted, fb.boolean!.matcher.interpreted], [CALLS / 2, CALLS / 2], 'interpreted until then');
+      t.equal(prepareMatcher(fv), true);
+      t.equal(prepareMatcher(fb), true);
+      t.equal(prepareMatcher(fv), false, 'generated once');
+    }
     const r = req('x', `user-${i}`, { age: i % 2 === 0 ? '20' : '3' });
     seen.push(JSON.stringify([runVariant(fv, fv.variant!, { ...r, flagKey: 'v' }), interpretVariant(fv, fv.variant!, r.entityId, r.context)]));
     seen.push(JSON.stringify([runBoolean(fb, fb.boolean!, { ...r, flagKey: 'b' }), interpretBoolean(fb, fb.boolean!, r.entityId, r.context)]));
-    if (i < GENERATE_AFTER - 1) t.equal(fv.variant!.matcher.fn, null, `call ${i + 1}: still interpreted`);
   }
   t.type(fv.variant!.matcher.fn, 'function', 'variant flag: generated');
   t.type(fb.boolean!.matcher.fn, 'function', 'boolean flag: generated');
+  t.same([fv.variant!.matcher.interpreted, fb.boolean!.matcher.interpreted], [CALLS / 2, CALLS / 2], 'the later calls ran the generated code');
   for (const pair of seen) {
     const [a, b2] = JSON.parse(pair) as [unknown, unknown];
     t.same(a, b2);
@@ -295,5 +303,5 @@ t.test('without code generation (--disallow-code-generation-from-strings) the in
   const out = JSON.parse(r.stdout.trim().split('\n').pop()!) as { available: boolean; generated: boolean; results: string[]; expected: string[] };
   t.equal(out.available, false, 'code generation detected as unavailable');
   t.equal(out.generated, false, 'no matcher generated');
-  t.same(out.results, out.expected, 'same results as the interpreter, past GENERATE_AFTER calls');
+  t.same(out.results, out.expected, 'same results as the interpreter, after prepareMatcher');
 });

@@ -8,7 +8,11 @@
  * Case i belongs to state floor(i / evalsPerState) and is that state's (i % evalsPerState)-th
  * evaluation; both are generated from their own PRNG seeded by (seed, state, eval), so any case is
  * reproduced from (seed, i, evalsPerState) alone (scripts/oracle.ts --case).
+ *
+ * Odd-numbered states are evaluated by generated matchers (prepared after the load, as the server's
+ * store does after a swap), even-numbered ones by the interpreter: both are compared with Flipt.
  */
+import { prepareMatcher } from '../../src/evaluation/codegen.js';
 import { compileConstraint } from '../../src/evaluation/compile.js';
 import { matchConstraint } from '../../src/evaluation/constraints.js';
 import { evaluateBoolean, evaluateVariant } from '../../src/evaluation/index.js';
@@ -111,6 +115,12 @@ export function loadIntoVexil(files: readonly StateText[]): { snapshot?: Snapsho
   );
 }
 
+/** Odd states: every flag's generated matcher made, as the server's store does after a swap; even states: interpreted. */
+function prepareForState(snapshot: Snapshot, stateIndex: number): void {
+  if (stateIndex % 2 === 0) return;
+  for (const ns of snapshot.namespaces.values()) for (const flag of ns.flags.values()) prepareMatcher(flag.compiled);
+}
+
 export function evaluateWithVexil(snapshot: Snapshot, req: GenRequest): Outcome {
   const r = { namespaceKey: req.namespaceKey, flagKey: req.flagKey, entityId: req.entityId, context: req.context };
   try {
@@ -202,6 +212,7 @@ export function runCases(oracle: FliptEngineOracle, opts: RunOptions): RunResult
       continue;
     }
     oracle.load(toFliptSnapshots(state));
+    prepareForState(loaded.snapshot, stateIndex);
 
     for (; i < last; i++) {
       const evalIndex = i - stateIndex * per;
@@ -244,6 +255,7 @@ export function reproduceCase(oracle: FliptEngineOracle, seed: number, caseIndex
   const req = randomRequest(evalRng(seed, stateIndex, evalIndex), state);
   if (!loaded.snapshot) return { stateIndex, evalIndex, files, request: req, problems: loaded.problems };
   oracle.load(toFliptSnapshots(state));
+  prepareForState(loaded.snapshot, stateIndex);
   const ns = state.namespaces.find((n) => n.key === req.namespaceKey)!;
   const quirks = requestQuirks(ns, ns.flags.find((f) => f.key === req.flagKey), req);
   const vexil = evaluateWithVexil(loaded.snapshot, req);
