@@ -35,7 +35,7 @@ const CACHE_LIMIT = 1024;
 export function compileGlob(pattern: string): CompiledGlob {
   const hit = cache.get(pattern);
   if (hit) return hit;
-  const glob = new CompiledGlob(pattern, parse(pattern));
+  const glob = new CompiledGlob(parse(pattern));
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(pattern, glob);
   return glob;
@@ -181,10 +181,7 @@ export class CompiledGlob {
   private addedAt: Int32Array = new Int32Array(0);
   private step = 0;
 
-  constructor(
-    readonly pattern: string,
-    nodes: readonly GlobNode[],
-  ) {
+  constructor(nodes: readonly GlobNode[]) {
     this.pieces = literalPieces(nodes);
     this.start = this.pieces === null ? this.sequence(nodes, this.state(MATCH, 0, -1)) : -1;
   }
