@@ -49,3 +49,15 @@ export const invalidArgument = (message: string, details?: unknown[]) =>
   new VexilError(Code.InvalidArgument, message, details ? { details } : {});
 export const unauthenticated = () => new VexilError(Code.Unauthenticated, 'request was not authenticated');
 export const internal = (message: string, cause?: unknown) => new VexilError(Code.Internal, message, { cause });
+
+/** The message every internal failure answers with; the cause goes to the log only. */
+export const INTERNAL_MESSAGE = 'internal error';
+
+/**
+ * Maps anything thrown to a VexilError: ours pass through (the body reader, validation and the
+ * store throw VexilErrors, client errors included); anything else is a fault of ours, Internal.
+ */
+export function toVexilError(err: unknown): VexilError {
+  if (err instanceof VexilError) return err;
+  return new VexilError(Code.Internal, INTERNAL_MESSAGE, { cause: err });
+}

@@ -15,8 +15,8 @@ import { fstatSync, writeSync } from 'node:fs';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import type { LogLevel } from './config/types.js';
-import { isoTimestamp } from './server/clock.js';
-import { quote } from './server/json.js';
+import { isoTimestamp } from './http/clock.js';
+import { quote } from './http/json-text.js';
 
 export type { Logger } from 'pino';
 

@@ -16,8 +16,8 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Code, VexilError, unauthenticated } from '../errors.js';
-import { readJson } from '../server/body.js';
-import { field, isPlainObject } from '../server/fields.js';
+import { readJson } from '../http/body.js';
+import { field, isPlainObject } from '../http/fields.js';
 import type { AppState } from '../server/context.js';
 import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
 import type { AuthService } from './service.js';

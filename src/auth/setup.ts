@@ -6,9 +6,8 @@
 import { join, resolve } from 'node:path';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { Config } from '../config/types.js';
+import type { AuthenticationConfig, Config } from '../config/types.js';
 import type { AppState } from '../server/context.js';
-import type { AuthRoutesDeps } from '../server/routes/auth.js';
 import { bootstrapToken } from './bootstrap.js';
 import { startCleanup, type Cleaner, type CleanupSchedule } from './cleanup.js';
 import { resolveDataDir } from './data-dir.js';
@@ -20,6 +19,12 @@ import { systemClock, type Clock, type Method } from './types.js';
 
 export class AuthSetupError extends Error {
   override readonly name = 'AuthSetupError';
+}
+
+/** What the `/auth/v1` routes need (server/routes/auth.ts registers them with it). */
+export interface AuthRoutesDeps {
+  service: AuthService;
+  config: AuthenticationConfig;
 }
 
 export interface AuthRuntime {

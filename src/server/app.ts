@@ -6,20 +6,21 @@ import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Code, VexilError, notFound } from '../errors.js';
+import type { AuthRoutesDeps } from '../auth/setup.js';
 import type { Config } from '../config/types.js';
 import type { SnapshotStore } from '../store/types.js';
 import { VERSION } from '../version.js';
+import { checkPathEncoding, parseQueryString } from '../http/url.js';
 import type { AppState } from './context.js';
 import { errorMiddleware } from './errors.js';
 import { createHealth, type Health } from './health.js';
 import { createServerMetrics, type ServerMetrics } from './metrics.js';
 import { requestLog } from './request-log.js';
-import { registerAuthRoutes, type AuthRoutesDeps } from './routes/auth.js';
+import { registerAuthRoutes } from './routes/auth.js';
 import { registerEvaluationRoutes } from './routes/evaluation.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerMetaRoutes, type VersionInfo } from './routes/meta.js';
 import { registerWriteRoutes } from './routes/writes.js';
-import { checkPathEncoding, parseQueryString } from './url.js';
 
 export type { VersionInfo } from './routes/meta.js';
 

@@ -11,7 +11,7 @@ export interface AppState {
   log: Logger;
   /** The query string, strictly decoded (first value wins for a repeated name). */
   query: ReadonlyMap<string, string>;
-  /** clock.ts `monotonicMs()` when the request entered the app. */
+  /** http/clock.ts `monotonicMs()` when the request entered the app. */
   startedAt: number;
   /** `?pretty` was given: indent JSON. */
   pretty: boolean;

@@ -7,7 +7,7 @@
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { Code, VexilError } from '../errors.js';
+import { Code, INTERNAL_MESSAGE, toVexilError, type VexilError } from '../errors.js';
 
 export interface ErrorBody {
   code: number;
@@ -39,17 +39,6 @@ const STATUS_BY_CODE: Readonly<Record<number, number>> = {
   [Code.Unavailable]: 503,
   [Code.Unauthenticated]: 401,
 };
-
-export const INTERNAL_MESSAGE = 'internal error';
-
-/**
- * Maps anything thrown to a VexilError: ours pass through (the body reader, validation and the
- * store throw VexilErrors, client errors included); anything else is a fault of ours, Internal.
- */
-export function toVexilError(err: unknown): VexilError {
-  if (err instanceof VexilError) return err;
-  return new VexilError(Code.Internal, INTERNAL_MESSAGE, { cause: err });
-}
 
 function statusOf(err: VexilError): number {
   return err.httpStatus ?? STATUS_BY_CODE[err.code] ?? 500;

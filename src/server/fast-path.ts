@@ -19,14 +19,14 @@ import type { AuthGate } from '../auth/middleware.js';
 import type { RequestLogging } from '../config/types.js';
 import type { Snapshot } from '../state/model.js';
 import type { SnapshotStore } from '../store/types.js';
-import { readJson, readJsonWith, type JsonSink } from './body.js';
-import { monotonicMs, nanosSince } from './clock.js';
+import { readJson, readJsonWith, type JsonSink } from '../http/body.js';
+import { monotonicMs, nanosSince } from '../http/clock.js';
+import { checkPathEncoding, parseQueryString } from '../http/url.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
 import type { Health } from './health.js';
 import type { HistogramSeries, ServerMetrics } from './metrics.js';
 import { logsRequest, requestIdFor, requestLine, requestLineWriter, writeRequestLine } from './request-log.js';
 import { evaluationResponseText, parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation, type ResponseText } from './routes/evaluation.js';
-import { checkPathEncoding, parseQueryString } from './url.js';
 
 export interface FastPathDeps {
   store: SnapshotStore;

@@ -4,7 +4,7 @@
  * offset while items remain, else ""; `totalCount` is the size of the whole collection.
  */
 import { Code, VexilError } from '../errors.js';
-import { invalidField } from './fields.js';
+import { invalidField } from '../http/fields.js';
 
 export interface PageParams {
   readonly limit: number;

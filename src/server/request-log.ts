@@ -9,10 +9,10 @@ import type { Logger } from 'pino';
 import { fixedLineWriter, writeFixedLine } from '../logger.js';
 import type { RequestLogging } from '../config/types.js';
 import type { SnapshotStore } from '../store/types.js';
+import { monotonicMs, nanosSince } from '../http/clock.js';
+import { decimalText, quote } from '../http/json-text.js';
 import type { AppState } from './context.js';
 import type { Health } from './health.js';
-import { monotonicMs, nanosSince } from './clock.js';
-import { decimalText, quote } from './json.js';
 import { newUuid } from './uuid.js';
 import type { ServerMetrics } from './metrics.js';
 

@@ -21,8 +21,8 @@
  *   request against exactly one snapshot; Flipt v1 mixed references here, §2.11).
  */
 import type { EvaluationRequest } from '../evaluation/types.js';
-import { field, invalidField, isPlainObject, optionalString } from './fields.js';
-import { MAX_CONTEXT_KEYS, MAX_CONTEXT_KEY_BYTES, MAX_CONTEXT_VALUE_BYTES } from './limits.js';
+import { field, invalidField, isPlainObject, optionalString } from '../http/fields.js';
+import { MAX_CONTEXT_KEYS, MAX_CONTEXT_KEY_BYTES, MAX_CONTEXT_VALUE_BYTES } from '../http/limits.js';
 
 export interface ParsedEvaluationRequest {
   readonly request: EvaluationRequest;

@@ -1,5 +1,5 @@
 /**
- * The bounds on an evaluation context (src/server/limits.ts), on the fast path and on the Koa
+ * The bounds on an evaluation context (src/http/limits.ts), on the fast path and on the Koa
  * path alike: a value over MAX_CONTEXT_VALUE_BYTES (UTF-8), a key over MAX_CONTEXT_KEY_BYTES, or
  * more than MAX_CONTEXT_KEYS keys is a 400 naming the field; values at the limit are evaluated.
  * A value of about 1 MB (the body limit) is refused before any constraint reads it.
@@ -7,7 +7,7 @@
 import { pino } from 'pino';
 import t from 'tap';
 import { startHttpServer } from '../../src/server/http.js';
-import { MAX_BODY_BYTES, MAX_CONTEXT_KEYS, MAX_CONTEXT_KEY_BYTES, MAX_CONTEXT_VALUE_BYTES } from '../../src/server/limits.js';
+import { MAX_BODY_BYTES, MAX_CONTEXT_KEYS, MAX_CONTEXT_KEY_BYTES, MAX_CONTEXT_VALUE_BYTES } from '../../src/http/limits.js';
 import { startTestStore } from './support.js';
 
 t.test('context limits: 400 naming the field, on both paths', async (t) => {

@@ -6,7 +6,7 @@
  * quadratically; values.test.ts checks the parsers themselves at 1 MB.
  */
 import t from 'tap';
-import { MAX_CONTEXT_VALUE_BYTES } from '../../src/server/limits.js';
+import { MAX_CONTEXT_VALUE_BYTES } from '../../src/http/limits.js';
 import { post, startTestServer } from './support.js';
 
 const N = MAX_CONTEXT_VALUE_BYTES;

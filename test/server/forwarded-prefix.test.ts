@@ -6,7 +6,7 @@
  */
 import { connect } from 'node:net';
 import t from 'tap';
-import { trimSlashes } from '../../src/server/url.js';
+import { trimSlashes } from '../../src/http/url.js';
 import { startAuthServer } from '../auth/support.js';
 import { isErrorBody, parseRawResponse } from './support.js';
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { MAX_BODY_BYTES } from '../../src/server/limits.js';
+import { MAX_BODY_BYTES } from '../../src/http/limits.js';
 import { call, get, isErrorBody, parseRawResponse, post, rawExchange, rawRequest, startTestServer } from './support.js';
 
 t.test('error catalogue over HTTP', async (t) => {

@@ -3,7 +3,7 @@
  * Flipt reads them: `name`, `description`, optional `expiresAt` (RFC 3339), optional
  * `namespaceKey`, optional `metadata` (string values); camelCase or snake_case.
  */
-import { field, invalidField, isPlainObject, optionalString } from '../../server/fields.js';
+import { field, invalidField, isPlainObject, optionalString } from '../../http/fields.js';
 import type { AuthService, Created } from '../service.js';
 import { TOKEN_METADATA } from '../types.js';
 

@@ -6,20 +6,15 @@
 import type Router from '@koa/router';
 import { Code, VexilError, notFound, unauthenticated } from '../../errors.js';
 import { createToken, parseTimestamp, parseTokenRequest } from '../../auth/methods/token.js';
-import type { AuthService } from '../../auth/service.js';
+import type { AuthRoutesDeps } from '../../auth/setup.js';
 import { METHODS, METHOD_NUMBERS, authenticationJson, type Method } from '../../auth/types.js';
 import type { AuthenticationConfig } from '../../config/types.js';
-import { readJsonObject } from '../body.js';
+import { readJsonObject } from '../../http/body.js';
+import { invalidField } from '../../http/fields.js';
+import { trimSlashes } from '../../http/url.js';
 import type { AppRouterContext, AppState } from '../context.js';
-import { invalidField } from '../fields.js';
 import { parsePageParams } from '../pagination.js';
 import { sendJson } from '../respond.js';
-import { trimSlashes } from '../url.js';
-
-export interface AuthRoutesDeps {
-  service: AuthService;
-  config: AuthenticationConfig;
-}
 
 /** `X-Forwarded-Prefix` joined in front of a path (reference §2.4). */
 function prefixed(ctx: AppRouterContext, path: string): string {

@@ -8,10 +8,10 @@ import { evaluateBatch, evaluateBoolean, evaluateVariant } from '../../evaluatio
 import type { BatchItemResult, BooleanResult, EvaluationRequest, VariantResult } from '../../evaluation/types.js';
 import type { Snapshot } from '../../state/model.js';
 import type { SnapshotStore } from '../../store/types.js';
-import { asJsonObject, readJson } from '../body.js';
+import { asJsonObject, readJson } from '../../http/body.js';
+import { isoTimestamp, nanosSince } from '../../http/clock.js';
+import { decimalText, jsonStrings, quote } from '../../http/json-text.js';
 import type { AppRouterContext, AppState } from '../context.js';
-import { isoTimestamp, nanosSince } from '../clock.js';
-import { decimalText, jsonStrings, quote } from '../json.js';
 import type { CounterSeries, ServerMetrics } from '../metrics.js';
 import { sendJsonText } from '../respond.js';
 import { parseBatchRequest, parseEvaluationRequest, type ParsedBatchRequest, type ParsedEvaluationRequest } from '../validate-request.js';

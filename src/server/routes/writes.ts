@@ -6,7 +6,7 @@
  */
 import type Router from '@koa/router';
 import { Code, VexilError } from '../../errors.js';
-import { readJsonObject } from '../body.js';
+import { readJsonObject } from '../../http/body.js';
 import type { AppRouterContext, AppState } from '../context.js';
 import { WRITE_SPECS, validateWrite, type WriteOperation } from '../validate-write.js';
 import { LEGACY, NAMESPACED } from './management.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import t from 'tap';
-import { decimalText, jsonNumber, jsonStrings, quote } from '../../src/server/json.js';
+import { decimalText, jsonNumber, jsonStrings, quote } from '../../src/http/json-text.js';
 
 t.test('quote gives the text of JSON.stringify for any string', async (t) => {
   const awkward = fc.oneof(

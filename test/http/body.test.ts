@@ -1,6 +1,6 @@
 import t from 'tap';
-import { jsonDepthExceeds, parseJsonText } from '../../src/server/body.js';
-import { parseQueryString } from '../../src/server/url.js';
+import { jsonDepthExceeds, parseJsonText } from '../../src/http/body.js';
+import { parseQueryString } from '../../src/http/url.js';
 
 t.test('depth check counts brackets outside strings only', async (t) => {
   t.equal(jsonDepthExceeds('[[[]]]', 3), false);

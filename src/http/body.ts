@@ -5,8 +5,7 @@
  */
 import { isAscii } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import { Code, VexilError } from '../errors.js';
-import { toVexilError } from './errors.js';
+import { Code, VexilError, toVexilError } from '../errors.js';
 import { MAX_BODY_BYTES, MAX_JSON_DEPTH } from './limits.js';
 
 /**
@@ -115,10 +114,10 @@ function tooLarge(limit: number): VexilError {
 }
 
 /**
- * The body's bytes, with the checks raw-body made (and the same errors, as errors.ts maps them):
- * a declared or received length over the limit is 413 (the stream is left paused, for
- * discardRest), an upload that stops early is "request aborted", and a body whose length differs
- * from Content-Length is refused. Written out here because raw-body's promise, option parsing and
+ * The body's bytes, with the checks raw-body made (and the same errors, as server/errors.ts
+ * maps them): a declared or received length over the limit is 413 (the stream is left paused,
+ * for discardRest), an upload that stops early is "request aborted", and a body whose length
+ * differs from Content-Length is refused. Written out here because raw-body's promise, option parsing and
  * listener bookkeeping showed in the evaluation profile, where bodies are a hundred bytes.
  */
 function readBody(req: ReadingRequest, read: BodyRead): void {
