@@ -98,7 +98,7 @@ export async function runEvaluate(args: readonly string[], io: CliIO): Promise<n
   const timestamp = new Date().toISOString();
 
   if (format === 'json') {
-    // Field order and content as the HTTP API writes them (server/routes/evaluation.ts).
+    // Field order and content as the HTTP API writes them (server/evaluation/evaluation-bodies.ts).
     const body =
       variant !== undefined
         ? {

@@ -5,10 +5,11 @@
  * evaluation itself; this path does the same steps as the Koa chain of app.ts, in the same
  * order, through the same functions:
  *
- *   request id + start time (request-log.ts) → strict URL/query checks (url.ts) → authentication
- *   (the auth middleware's own gate) → body (body.ts: limits, depth, charset) → validation and
- *   evaluation (routes/evaluation.ts) → errors through errors.ts → X-Request-Id,
- *   X-Vexil-Revision, metrics and the request log line.
+ *   request id + start time (request-log.ts) → strict URL/query checks (http/url.ts) →
+ *   authentication (the auth middleware's own gate) → body (http/body.ts: limits, depth,
+ *   charset) → validation and evaluation (the evaluation core in server/evaluation/, which the
+ *   Koa routes use too) → errors through errors.ts → X-Request-Id, X-Vexil-Revision, metrics and
+ *   the request log line.
  *
  * Anything it does not recognise exactly (another method, a trailing slash, percent-encoding in
  * the path, a fragment) returns false and goes to Koa unchanged.
@@ -26,7 +27,8 @@ import { serializeErrorBody, toErrorResponse } from './errors.js';
 import type { Health } from './health.js';
 import type { HistogramSeries, ServerMetrics } from './metrics.js';
 import { logsRequest, requestIdFor, requestLine, requestLineWriter, writeRequestLine } from './request-log.js';
-import { evaluationResponseText, parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation, type ResponseText } from './routes/evaluation.js';
+import { parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation } from './evaluation/parse-evaluation.js';
+import { evaluationResponseText, type ResponseText } from './evaluation/respond-evaluation.js';
 
 export interface FastPathDeps {
   store: SnapshotStore;

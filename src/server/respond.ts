@@ -8,7 +8,7 @@ export function sendJson(ctx: ParameterizedContext<AppState>, body: unknown, sta
   ctx.body = ctx.state.pretty ? JSON.stringify(body, null, 2) : JSON.stringify(body);
 }
 
-/** A success body already serialised as JSON (routes/evaluation.ts writes its own text). */
+/** A success body already serialised as JSON (the evaluation core writes its own text). */
 export function sendJsonText(ctx: ParameterizedContext<AppState>, text: string, status = 200): void {
   ctx.status = status;
   ctx.type = 'application/json';

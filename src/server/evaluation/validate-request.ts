@@ -20,9 +20,9 @@
  *   every item; items may repeat it, but naming a different one is refused (vexil evaluates a
  *   request against exactly one snapshot; Flipt v1 mixed references here, §2.11).
  */
-import type { EvaluationRequest } from '../evaluation/types.js';
-import { field, invalidField, isPlainObject, optionalString } from '../http/fields.js';
-import { MAX_CONTEXT_KEYS, MAX_CONTEXT_KEY_BYTES, MAX_CONTEXT_VALUE_BYTES } from '../http/limits.js';
+import type { EvaluationRequest } from '../../evaluation/types.js';
+import { field, invalidField, isPlainObject, optionalString } from '../../http/fields.js';
+import { MAX_CONTEXT_KEYS, MAX_CONTEXT_KEY_BYTES, MAX_CONTEXT_VALUE_BYTES } from '../../http/limits.js';
 
 export interface ParsedEvaluationRequest {
   readonly request: EvaluationRequest;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { parseEvaluationRequest } from '../../src/server/validate-request.js';
+import { parseEvaluationRequest } from '../../../src/server/evaluation/validate-request.js';
 
 t.test('a request context holds its own string members only', async (t) => {
   const body = JSON.parse('{"flagKey":"f","entityId":"u","context":{"plan":"pro","__proto__":"p","2":"two","constructor":"c"}}') as unknown;

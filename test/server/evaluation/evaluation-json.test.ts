@@ -1,15 +1,16 @@
 /**
- * The evaluation responses written from cached fragments (routes/evaluation.ts variantJson,
- * booleanJson) are exactly JSON.stringify of the response objects, for every result shape:
- * matched or not, any segment keys, attachments with quotes, controls, unicode and lone
- * surrogates, a request flag key that differs from the result's, frozen (cached) results read
- * twice and results made per call.
+ * The evaluation responses written from cached fragments (server/evaluation/evaluation-json.ts
+ * variantJson, booleanJson) are exactly JSON.stringify of the response objects, for every
+ * result shape: matched or not, any segment keys, attachments with quotes, controls, unicode and
+ * lone surrogates, a request flag key that differs from the result's, frozen (cached) results
+ * read twice and results made per call.
  */
 import fc from 'fast-check';
 import t from 'tap';
-import type { BooleanResult, EvaluationReason, VariantResult } from '../../src/evaluation/types.js';
-import { booleanResult, variantResult } from '../../src/evaluation/results.js';
-import { booleanBody, booleanJson, variantBody, variantJson, type Timing } from '../../src/server/routes/evaluation.js';
+import type { BooleanResult, EvaluationReason, VariantResult } from '../../../src/evaluation/types.js';
+import { booleanResult, variantResult } from '../../../src/evaluation/results.js';
+import { booleanBody, variantBody, type Timing } from '../../../src/server/evaluation/evaluation-bodies.js';
+import { booleanJson, variantJson } from '../../../src/server/evaluation/evaluation-json.js';
 
 const REASONS: EvaluationReason[] = ['UNKNOWN_EVALUATION_REASON', 'FLAG_DISABLED_EVALUATION_REASON', 'MATCH_EVALUATION_REASON', 'DEFAULT_EVALUATION_REASON'];
 const text = fc.oneof(
