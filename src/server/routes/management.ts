@@ -6,19 +6,12 @@
 import type Router from '@koa/router';
 import { notFound } from '../../errors.js';
 import type { SnapshotStore } from '../../store/types.js';
+import { LEGACY, NAMESPACED, namespaceParam } from '../api-v1-paths.js';
 import type { AppRouterContext, AppState } from '../context.js';
 import { paginate, parsePageParams, requireLimitWhenPaging } from '../pagination.js';
 import { sendJson } from '../respond.js';
 import { namespacesOf } from '../shapes.js';
 import { namespaceOr404, readSnapshot } from './snapshot.js';
-
-export const NAMESPACED = '/api/v1/namespaces/:namespaceKey';
-export const LEGACY = '/api/v1';
-
-/** The namespace a route addresses: its `:namespaceKey`, or `default` on legacy routes. */
-export function namespaceParam(ctx: AppRouterContext): string {
-  return ctx.params.namespaceKey ?? 'default';
-}
 
 export function registerManagementRoutes(router: Router<AppState>, deps: { store: SnapshotStore }): void {
   const { store } = deps;
