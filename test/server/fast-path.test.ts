@@ -1,12 +1,15 @@
 /**
  * The node:http evaluation fast path answers exactly as the Koa routes do: the same requests
  * (valid and invalid) against two servers over one store, one with the fast path and one
- * without, give the same status, headers and body (request ids, timestamps and durations aside).
+ * without, give the same status, headers and body (request ids, timestamps and durations aside)
+ * and count the same metrics. The requests: hand-written cases, then the 1,000 malformed
+ * requests of the HTTP fuzz corpus (test/support/http-fuzz-corpus.ts), sent byte for byte.
  */
 import { pino } from 'pino';
-import t from 'tap';
-import { startHttpServer } from '../../src/server/http.js';
-import { startTestStore } from './support.js';
+import t, { type Test } from 'tap';
+import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
+import { httpFuzzCorpus } from '../support/http-fuzz-corpus.js';
+import { rawRequest, startTestStore } from './support.js';
 
 interface Case {
   name: string;
@@ -61,44 +64,22 @@ function scrub(v: unknown): unknown {
   return v;
 }
 
-const COMPARED_HEADERS = ['content-type', 'x-vexil-revision', 'connection', 'www-authenticate', 'allow'];
+const COMPARED_HEADERS = ['content-type', 'x-vexil-revision', 'connection', 'www-authenticate', 'allow', 'retry-after'];
 
-t.test('the fast path and the Koa path answer alike', async (t) => {
-  const { store, config } = await startTestStore(t);
-  const common = { store, config, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0 };
-  const fast = await startHttpServer({ ...common });
-  t.teardown(() => fast.close());
-  const koa = await startHttpServer({ ...common, fastPath: false });
-  t.teardown(() => koa.close());
-  t.equal(fast.fastPath, true, 'fast path on by default');
-  t.equal(koa.fastPath, false, 'fast path off on request');
-
-  const send = async (base: string, c: Case) => {
-    const res = await fetch(`${base}${c.path}`, {
-      method: c.method ?? 'POST',
-      headers: c.headers ?? {},
-      ...(c.body !== undefined ? { body: c.body } : {}),
-    });
-    const text = await res.text();
-    let body: unknown = text;
-    try {
-      body = scrub(JSON.parse(text));
-    } catch {
-      // compared as text
-    }
-    const headers = Object.fromEntries(COMPARED_HEADERS.map((h) => [h, res.headers.get(h)]));
-    return { status: res.status, headers, body, requestId: res.headers.get('x-request-id'), pretty: text.includes('\n') };
-  };
-
-  for (const c of CASES) {
-    const a = await send(fast.url, c);
-    const b = await send(koa.url, c);
-    t.same(a, { ...b, requestId: a.requestId }, c.name);
-    t.ok(a.requestId !== null && a.requestId !== '', `${c.name}: X-Request-Id`);
-    if (c.headers?.['X-Request-Id'] !== undefined) t.equal(a.requestId, c.headers['X-Request-Id'], `${c.name}: incoming id echoed`);
+/** What is compared of an answer: status, the meaningful headers, the body without volatile fields. */
+function answerOf(status: number, header: (name: string) => string | null, text: string) {
+  let body: unknown = text;
+  try {
+    body = scrub(JSON.parse(text));
+  } catch {
+    // compared as text
   }
+  const headers = Object.fromEntries(COMPARED_HEADERS.map((h) => [h, header(h)]));
+  return { status, headers, body, requestId: header('x-request-id'), pretty: text.includes('\n') };
+}
 
-  // Both servers count into their own registries; the fast one counted the same series.
+/** Both servers count into their own registries; the same requests must count the same series. */
+async function compareMetrics(t: Test, fast: RunningHttpServer, koa: RunningHttpServer): Promise<void> {
   const fastMetrics = await fast.app.vexil.metrics.registry.getSingleMetricAsString('vexil_evaluations_total');
   const koaMetrics = await koa.app.vexil.metrics.registry.getSingleMetricAsString('vexil_evaluations_total');
   t.equal(fastMetrics, koaMetrics, 'same evaluation counters');
@@ -111,7 +92,76 @@ t.test('the fast path and the Koa path answer alike', async (t) => {
   const fastReq = routes(await fast.app.vexil.metrics.registry.getSingleMetricAsString('vexil_http_request_duration_seconds'));
   const koaReq = routes(await koa.app.vexil.metrics.registry.getSingleMetricAsString('vexil_http_request_duration_seconds'));
   t.equal(fastReq, koaReq, 'same request histogram series and counts');
+}
+
+/** A URL the fast path takes (the others go to Koa on both servers): its exact routes, no fragment. */
+const FAST_PATH_URL = /^\/evaluate\/v1\/(variant|boolean|batch|namespaces\/[A-Za-z0-9_.~-]+\/variant)(\?[^#]*)?$/;
+
+/** Two servers over one store: the default one (fast path on) and one with the fast path off. */
+async function startPair(t: Test) {
+  const { store, config } = await startTestStore(t);
+  const common = { store, config, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0 };
+  const fast = await startHttpServer({ ...common });
+  t.teardown(() => fast.close());
+  const koa = await startHttpServer({ ...common, fastPath: false });
+  t.teardown(() => koa.close());
+  t.equal(fast.fastPath, true, 'fast path on by default');
+  t.equal(koa.fastPath, false, 'fast path off on request');
+  return { fast, koa };
+}
+
+t.test('the fast path and the Koa path answer alike', async (t) => {
+  const { fast, koa } = await startPair(t);
+
+  const send = async (base: string, c: Case) => {
+    const res = await fetch(`${base}${c.path}`, {
+      method: c.method ?? 'POST',
+      headers: c.headers ?? {},
+      ...(c.body !== undefined ? { body: c.body } : {}),
+    });
+    return answerOf(res.status, (h) => res.headers.get(h), await res.text());
+  };
+
+  for (const c of CASES) {
+    const a = await send(fast.url, c);
+    const b = await send(koa.url, c);
+    t.same(a, { ...b, requestId: a.requestId }, c.name);
+    t.ok(a.requestId !== null && a.requestId !== '', `${c.name}: X-Request-Id`);
+    if (c.headers?.['X-Request-Id'] !== undefined) t.equal(a.requestId, c.headers['X-Request-Id'], `${c.name}: incoming id echoed`);
+  }
+
+  await compareMetrics(t, fast, koa);
+  const fastReq = await fast.app.vexil.metrics.registry.getSingleMetricAsString('vexil_http_request_duration_seconds');
   t.match(fastReq, /route="\/evaluate\/v1\/namespaces\/:namespaceKey\/variant"/);
+});
+
+t.test('the fast path and the Koa path answer the 1,000-request HTTP fuzz corpus alike', async (t) => {
+  const { fast, koa } = await startPair(t);
+  const corpus = httpFuzzCorpus();
+  const send = async (base: string, c: (typeof corpus)[number]) => {
+    const res = await rawRequest(base, { method: c.method, path: c.path, ...(c.body !== undefined ? { body: c.body } : {}) });
+    const header = (h: string) => {
+      const v = res.headers[h];
+      return v === undefined ? null : Array.isArray(v) ? v.join(', ') : v;
+    };
+    return answerOf(res.status, header, res.text);
+  };
+
+  let differences = 0;
+  let fastPathCases = 0;
+  for (const [i, c] of corpus.entries()) {
+    const a = await send(fast.url, c);
+    const b = await send(koa.url, c);
+    if (c.method === 'POST' && FAST_PATH_URL.test(c.path)) fastPathCases++;
+    const same = t.same(a, { ...b, requestId: a.requestId }, `case ${i}: ${c.method} ${c.path.slice(0, 80)}`);
+    const ids = a.requestId !== null && a.requestId !== '' && b.requestId !== null && b.requestId !== '';
+    if (!ids) t.fail(`case ${i}: X-Request-Id on both`);
+    // A handful of differences says what is wrong; a thousand would bury it.
+    if ((!same || !ids) && ++differences >= 5) break;
+  }
+  t.equal(differences, 0, `all ${corpus.length} answers alike`);
+  t.ok(fastPathCases >= 200, `${fastPathCases} of them on the fast path's routes`);
+  await compareMetrics(t, fast, koa);
 });
 
 t.test('two fast-path servers in one process count into their own metrics', async (t) => {
