@@ -70,6 +70,14 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
     const ns = segments[4] === 'snapshot' && segments[5] === 'namespace' && segments.length === 7 ? decodeSegment(segments[6]!) : undefined;
     return { public: false, section: 'evaluation', namespace: ns !== undefined ? { from: 'path', namespace: ns } : NONE, self: false };
   }
+  if (path.startsWith('/client/v2/')) {
+    // Flipt v2's client paths: /client/v2/environments/{environment}/namespaces/{namespace}/{snapshot|stream}
+    const ns =
+      segments[3] === 'environments' && segments[5] === 'namespaces' && segments.length === 8 && (segments[7] === 'snapshot' || segments[7] === 'stream')
+        ? decodeSegment(segments[6]!)
+        : undefined;
+    return { public: false, section: 'evaluation', namespace: ns !== undefined ? { from: 'path', namespace: ns } : NONE, self: false };
+  }
   if (path === '/auth/v1' || path.startsWith('/auth/v1/')) {
     return { public: false, section: 'auth', namespace: NONE, self: path === '/auth/v1/self' || path.startsWith('/auth/v1/self/') };
   }

@@ -33,6 +33,8 @@ export interface Config {
     oci: OciStorageConfig;
     object: ObjectStorageConfig;
   };
+  /** Flipt v2 environment name → the reference it serves (default {}; `default` needs no entry). */
+  environments: Record<string, { reference: string }>;
   /** Folder for state kept between runs; absent = the OS data folder (see src/auth/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;

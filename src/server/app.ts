@@ -17,6 +17,7 @@ import { createHealth, type Health } from './health.js';
 import { createServerMetrics, type ServerMetrics } from './metrics.js';
 import { requestLog } from './request-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
+import { registerClientSnapshotRoutes } from './routes/client-snapshot.js';
 import { registerEvaluationRoutes } from './routes/evaluation.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerMetaRoutes, type VersionInfo } from './routes/meta.js';
@@ -92,6 +93,7 @@ export function createApp(deps: AppDeps): VexilApp {
   registerManagementRoutes(router, { store: deps.store });
   registerWriteRoutes(router);
   registerEvaluationRoutes(router, { store: deps.store, metrics });
+  registerClientSnapshotRoutes(router, { store: deps.store, environments: deps.config.environments });
   if (deps.auth) registerAuthRoutes(router, deps.auth);
 
   app.use(requestLog({ logger: deps.logger, store: deps.store, metrics, health, requests: deps.config.log.requests }));

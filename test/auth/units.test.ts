@@ -51,6 +51,14 @@ t.test('classifyRequest', async (t) => {
   t.same(ns('/evaluate/v1/namespaces/prod/variant'), { from: 'body', batch: false, pathNamespace: 'prod' });
   t.same(ns('/internal/v1/evaluation/snapshot/namespace/prod'), { from: 'path', namespace: 'prod' });
   t.same(ns('/internal/v1/evaluation/snapshots'), { from: 'none' });
+  t.same(ns('/client/v2/environments/staging/namespaces/prod/snapshot'), { from: 'path', namespace: 'prod' });
+  t.same(ns('/client/v2/environments/staging/namespaces/prod/stream'), { from: 'path', namespace: 'prod' });
+  t.same(ns('/client/v2/environments/staging/namespaces/a%2Fb/snapshot/'), { from: 'path', namespace: 'a/b' });
+  t.same(ns('/client/v2/environments/staging/namespaces/prod'), { from: 'none' });
+  t.same(ns('/client/v2/environments/staging/namespaces/prod/other'), { from: 'none' });
+  t.same(ns('/client/v2/environments/staging/namespaces/%E0%A4%A/snapshot'), { from: 'none' });
+  t.match(classifyRequest('GET', '/client/v2/environments/x/namespaces/y/snapshot'), { public: false, section: 'evaluation' });
+  t.match(classifyRequest('GET', '/client/v2/other'), { public: false, section: 'evaluation', namespace: { from: 'none' } });
   t.same(ns('/meta/info'), { from: 'none' });
   t.same(ns('/ofrep/v1/evaluate/flags'), { from: 'none' });
 });

@@ -13,59 +13,22 @@
  * segments N times (§4a) is left out; duplicate segment keys of one rule are written once, as Flipt
  * holds a rule's segments in a map keyed by segment key.
  */
+import type { SnapshotDocument, SnapshotFlag, SnapshotRollout, SnapshotSegment } from '../../src/server/client-snapshot/document.js';
 import type { GenFlag, GenNamespace, GenSegment, GenSegmentRef, GenState } from './random-state.js';
 
 const AT = '2026-01-01T00:00:00Z';
 
-export interface SnapshotConstraint {
-  id: string;
-  type: string;
-  property: string;
-  operator: string;
-  value: string;
-}
-export interface SnapshotSegment {
-  key: string;
-  name: string;
-  description: string;
-  matchType: 'ALL_SEGMENT_MATCH_TYPE' | 'ANY_SEGMENT_MATCH_TYPE';
-  constraints: SnapshotConstraint[];
-}
-export interface SnapshotDistribution {
-  id: string;
-  ruleId: string;
-  variantId: string;
-  variantKey: string;
-  variantAttachment: string;
-  rollout: number;
-}
-export interface SnapshotRule {
-  id: string;
-  rank: number;
-  segmentOperator: 'OR_SEGMENT_OPERATOR' | 'AND_SEGMENT_OPERATOR';
-  segments: SnapshotSegment[];
-  distributions: SnapshotDistribution[];
-}
-export type SnapshotRollout =
-  | { type: 'UNKNOWN_ROLLOUT_TYPE'; rank: number }
-  | { type: 'THRESHOLD_ROLLOUT_TYPE'; rank: number; threshold: { percentage: number; value: boolean } }
-  | { type: 'SEGMENT_ROLLOUT_TYPE'; rank: number; segment: { value: boolean; segmentOperator: 'OR_SEGMENT_OPERATOR' | 'AND_SEGMENT_OPERATOR'; segments: SnapshotSegment[] } };
-export interface SnapshotFlag {
-  key: string;
-  name: string;
-  description: string;
-  enabled: boolean;
-  type: 'VARIANT_FLAG_TYPE' | 'BOOLEAN_FLAG_TYPE';
-  createdAt: string;
-  updatedAt: string;
-  rules: SnapshotRule[];
-  rollouts: SnapshotRollout[];
-  defaultVariant?: { id: string; key: string; attachment: string };
-}
-export interface SnapshotDocument {
-  namespace: { key: string };
-  flags: SnapshotFlag[];
-}
+// The document's types are the server's own (src/server/client-snapshot/document.ts): what this
+// file writes and what vexil serves are compared as the same shape (client-snapshot/document.test.ts).
+export type {
+  SnapshotConstraint,
+  SnapshotDistribution,
+  SnapshotDocument,
+  SnapshotFlag,
+  SnapshotRollout,
+  SnapshotRule,
+  SnapshotSegment,
+} from '../../src/server/client-snapshot/document.js';
 
 const COMPARISON: Record<string, string> = {
   STRING_COMPARISON_TYPE: 'STRING_CONSTRAINT_COMPARISON_TYPE',
