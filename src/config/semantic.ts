@@ -3,6 +3,7 @@
  * already passed the schema. Wording follows Flipt's where Flipt has the same rule.
  */
 import { parseDuration } from './duration.js';
+import { originEntryProblem } from '../http/origins.js';
 import type { ConfigProblem } from './errors.js';
 
 // The shape is guaranteed by the schema check that runs first.
@@ -62,5 +63,11 @@ export function checkSemantics(raw: Obj): ConfigProblem[] {
       add('authentication.methods.jwt', 'only one of jwks_url or public_key_file can be set');
     }
   }
+
+  const origins = raw.cors.allowed_origins as string[];
+  origins.forEach((entry, i) => {
+    const problem = originEntryProblem(entry, origins);
+    if (problem !== undefined) add(`cors.allowed_origins.${i}`, problem);
+  });
   return problems;
 }

@@ -35,9 +35,20 @@ export interface Config {
   };
   /** Flipt v2 environment name → the reference it serves (default {}; `default` needs no entry). */
   environments: Record<string, { reference: string }>;
+  /** Browser access from other origins (default off). */
+  cors: CorsConfig;
   /** Folder for state kept between runs; absent = the OS data folder (see src/auth/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;
+}
+
+/** `cors.*`, Flipt's names (src/server/cors.ts; origin syntax in src/http/origins.ts). */
+export interface CorsConfig {
+  enabled: boolean; // default false
+  /** `["*"]` (default): every origin, without credentials; else origins echoed with credentials. */
+  allowed_origins: string[];
+  /** Request headers allowed besides the ones vexil's clients send (default []). */
+  allowed_headers: string[];
 }
 
 /** `storage.git.*` (durations in ms; paths as written, see src/sources/git/options.ts). */

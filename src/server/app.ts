@@ -1,6 +1,7 @@
 /**
- * The Koa application: request log → error catalogue → strict URL decoding → (auth hook) →
- * 404/405 translation → routes. Routes stay thin: check input, read one snapshot, shape output.
+ * The Koa application: request log → CORS (when on; answers preflights) → error catalogue →
+ * strict URL decoding → (auth hook) → 404/405 translation → routes. Routes stay thin: check
+ * input, read one snapshot, shape output.
  */
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
@@ -12,6 +13,7 @@ import type { SnapshotStore } from '../store/types.js';
 import { VERSION } from '../version.js';
 import { checkPathEncoding, parseQueryString } from '../http/url.js';
 import type { AppState } from './context.js';
+import { corsMiddleware, createCorsPolicy } from './cors.js';
 import { errorMiddleware } from './errors.js';
 import { createHealth, type Health } from './health.js';
 import { createServerMetrics, type ServerMetrics } from './metrics.js';
@@ -97,6 +99,10 @@ export function createApp(deps: AppDeps): VexilApp {
   if (deps.auth) registerAuthRoutes(router, deps.auth);
 
   app.use(requestLog({ logger: deps.logger, store: deps.store, metrics, health, requests: deps.config.log.requests }));
+  // Before everything that can fail, so error answers carry the CORS headers too, and before
+  // authentication, which a preflight never passes (browsers send no credentials with one).
+  const cors = createCorsPolicy(deps.config.cors);
+  if (cors !== undefined) app.use(corsMiddleware(cors));
   app.use(errorMiddleware({ logger: deps.logger, pretty: (ctx) => (ctx.state as Partial<AppState>).pretty === true }));
   app.use(strictUrl);
   for (const m of deps.middleware ?? []) app.use(m);

@@ -9,7 +9,7 @@
  *   authentication (the auth middleware's own gate) → body (http/body.ts: limits, depth,
  *   charset) → validation and evaluation (the evaluation core in server/evaluation/, which the
  *   Koa routes use too) → errors through errors.ts → X-Request-Id, X-Vexil-Revision, metrics and
- *   the request log line.
+ *   the request log line, and the CORS headers when `cors.enabled` (preflights are OPTIONS: Koa).
  *
  * Anything it does not recognise exactly (another method, a trailing slash, percent-encoding in
  * the path, a fragment) returns false and goes to Koa unchanged.
@@ -20,6 +20,7 @@ import type { AuthGate } from '../auth/middleware.js';
 import type { RequestLogging } from '../config/types.js';
 import type { Snapshot } from '../state/model.js';
 import type { SnapshotStore } from '../store/types.js';
+import type { CorsPolicy } from './cors.js';
 import { readJson, readJsonWith, type JsonSink } from '../http/body.js';
 import { monotonicMs, nanosSince } from '../http/clock.js';
 import { checkPathEncoding, parseQueryString } from '../http/url.js';
@@ -41,6 +42,8 @@ export interface FastPathDeps {
   requests?: RequestLogging;
   /** A request cookie, read exactly as Koa's `ctx.cookies.get` reads it. */
   cookie: (req: IncomingMessage, res: ServerResponse, name: string) => string | undefined;
+  /** `cors.*` when on (cors.ts); its headers go on every answer, errors included. */
+  cors?: CorsPolicy;
 }
 
 /** Returns true when it took the request; false leaves it to Koa. */
@@ -79,7 +82,7 @@ function routeOf(path: string): Route | undefined {
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function createFastPath(deps: FastPathDeps): FastPath {
-  const { store, metrics, health, logger, gates, cookie } = deps;
+  const { store, metrics, health, logger, gates, cookie, cors } = deps;
   const requests = deps.requests ?? 'all';
   const requestLines = requestLineWriter(logger, 'POST', requests);
   /** The request histogram's series of each route pattern's 200s, in this server's metrics. */
@@ -227,6 +230,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
         this.snapshot?.revision ?? store.get()?.revision ?? '',
       ];
       if (headers !== undefined) for (const name in headers) head.push(name, headers[name]!);
+      if (cors !== undefined) cors.appendResponseHeaders(head, req.headers.origin);
       if (!health.serving && headers?.Connection === undefined) head.push('Connection', 'close');
       res.writeHead(status, head);
       if (ascii) res.end(body, 'latin1');

@@ -8,6 +8,7 @@ import type { Socket } from 'node:net';
 import { Code, VexilError } from '../errors.js';
 import type { AuthGate } from '../auth/middleware.js';
 import { createApp, type AppDeps, type VexilApp } from './app.js';
+import { createCorsPolicy } from './cors.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
 import { createFastPath } from './fast-path.js';
 import { createHealth } from './health.js';
@@ -85,6 +86,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
   const { store, logger } = opts;
 
   const koa = app.callback();
+  const cors = createCorsPolicy(opts.config.cors);
   const gates = (opts.middleware ?? []).map((m) => (m as { gate?: AuthGate }).gate);
   const fast =
     opts.fastPath !== false && gates.every((g) => g !== undefined)
@@ -96,6 +98,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
           gates: gates as AuthGate[],
           requests: opts.config.log.requests,
           cookie: (req, res, name) => app.createContext(req, res).cookies.get(name),
+          ...(cors !== undefined ? { cors } : {}),
         })
       : undefined;
   const server = createServer(
@@ -113,7 +116,9 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
       new VexilError(Code.InvalidArgument, `unsupported Expect header "${expect}": only 100-continue is supported`, { httpStatus: 417 }),
       revisionFor({}, store),
     );
-    res.writeHead(r.status, { ...r.headers, Connection: 'close' });
+    const head = Object.entries({ ...r.headers, Connection: 'close' }).flat();
+    cors?.appendResponseHeaders(head, req.headers.origin);
+    res.writeHead(r.status, head);
     res.end(r.body);
   });
 
@@ -126,6 +131,9 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
     const r = rawErrorResponse(clientErrorFor(err), revisionFor({}, store));
     const head = [`HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? 'Bad Request'}`];
     for (const [k, v] of Object.entries(r.headers)) head.push(`${k}: ${v}`);
+    // The request was not parsed, so its Origin is unknown: only `*` can be answered.
+    const corsHead = cors?.withoutOrigin ?? [];
+    for (let i = 0; i < corsHead.length; i += 2) head.push(`${corsHead[i]}: ${corsHead[i + 1]}`);
     head.push('Connection: close');
     socket.end(`${head.join('\r\n')}\r\n\r\n${r.body}`);
     logger.debug({ code: err.code, status: r.status }, 'client error');
