@@ -9,6 +9,7 @@
 #   git         `git http-backend` and git plumbing for the git backend tests (test/sources/git*.test.ts)
 #   docker-registry  the CNCF distribution registry for the OCI backend and `vexil bundle` tests
 #   openssl     a certificate for the registry's token service (test/sources/oci-registry-client.test.ts)
+#   chromium    headless browser for the CORS and browser-SDK tests (test/support/browser.ts; driven by playwright-core)
 set -uo pipefail
 
 missing=()
@@ -17,6 +18,7 @@ have_postgresql || missing+=(postgresql)
 command -v git >/dev/null 2>&1 && [ -x "$(git --exec-path 2>/dev/null)/git-http-backend" ] || missing+=(git)
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)
+[ -x /usr/bin/chromium ] || missing+=(chromium)
 
 [ ${#missing[@]} -eq 0 ] && exit 0
 

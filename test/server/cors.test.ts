@@ -6,7 +6,7 @@
  * allowed origin; a disallowed origin gets none and is served as usual. With authentication
  * required, a preflight needs no token. The browser side: test/server/cors-browser.test.ts.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { CorsConfig } from '../../src/config/types.js';
 import { CLIENT_REQUEST_HEADERS } from '../../src/server/cors.js';
 import { startHttpServer } from '../../src/server/http.js';
@@ -14,15 +14,11 @@ import { pino } from 'pino';
 import { startAuthServer } from '../auth/support.js';
 import { call, parseRawResponse, rawExchange, rawRequest, startTestStore } from './support.js';
 
-interface Teardown {
-  teardown(fn: () => void | Promise<void>): void;
-}
-
 const PAGE = 'http://localhost:5173';
 const OTHER = 'http://evil.example';
 const EVALUATION = { namespaceKey: 'default', flagKey: 'color', entityId: 'u1', context: { plan: 'pro' } };
 
-async function corsServer(t: Teardown, cors: Partial<CorsConfig> | undefined, fastPath: boolean): Promise<string> {
+async function corsServer(t: Test, cors: Partial<CorsConfig> | undefined, fastPath: boolean): Promise<string> {
   const { config, store } = await startTestStore(t);
   if (cors !== undefined) config.cors = { enabled: true, allowed_origins: ['*'], allowed_headers: [], ...cors };
   const server = await startHttpServer({ store, config, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0, fastPath });
