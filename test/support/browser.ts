@@ -148,6 +148,8 @@ export async function startPageServer(t: Teardown, opts: PageServerOptions): Pro
     };
     const page = opts.pages[path];
     if (page !== undefined) return answer(200, 'text/html; charset=utf-8', page);
+    // Browsers ask for one unprompted; "no content" keeps a 404 out of the page's console.
+    if (path === '/favicon.ico') return answer(204, 'image/x-icon', '');
     const file = packageFile(path);
     if (file !== undefined) return answer(200, CONTENT_TYPES[extname(file)] ?? 'application/octet-stream', readFileSync(file));
     return answer(404, 'text/plain', 'not found');
