@@ -23,11 +23,14 @@ import type { Middleware } from 'koa';
 import type { CorsConfig } from '../config/types.js';
 import { originList } from '../http/origins.js';
 import type { AppState } from './context.js';
+import { twinHeaderNames } from './header-twins.js';
 
 /**
  * Request headers the real clients send (Flipt's SDKs, the OpenFeature providers, the UI), in
- * lower case. Flipt's default list lacks `x-flipt-environment` and `if-none-match`, which its own
- * browser SDK sends, so that SDK cannot refresh from another origin; vexil always allows them.
+ * lower case: the standard ones, and both spellings of every header carrying meaning
+ * (header-twins.ts: `x-flipt-environment`, `x-svc-namespace`, ...). Flipt's default list lacks
+ * `x-flipt-environment` and `if-none-match`, which its own browser SDK sends, so that SDK cannot
+ * refresh from another origin; vexil always allows them.
  */
 export const CLIENT_REQUEST_HEADERS: readonly string[] = [
   'accept',
@@ -36,13 +39,7 @@ export const CLIENT_REQUEST_HEADERS: readonly string[] = [
   'if-none-match',
   'last-event-id',
   'x-request-id',
-  'x-flipt-accept-server-version',
-  'x-flipt-environment',
-  'x-flipt-namespace',
-  'x-svc-accept-server-version',
-  'x-svc-environment',
-  'x-svc-namespace',
-  'x-svc-reference',
+  ...twinHeaderNames(),
 ];
 
 /**

@@ -7,12 +7,24 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { invalidArgument } from '../errors.js';
 
 /**
+ * Every name read through headerTwin. A browser page may send a header only when the CORS
+ * preflight allows it, so cors.ts allows both spellings of each name listed here.
+ */
+export const TWIN_NAMES = ['accept-server-version', 'environment', 'namespace', 'reference'] as const;
+export type TwinName = (typeof TWIN_NAMES)[number];
+
+/** Both spellings of every twin header, in lower case. */
+export function twinHeaderNames(): string[] {
+  return TWIN_NAMES.flatMap((name) => [`x-flipt-${name}`, `x-svc-${name}`]);
+}
+
+/**
  * The value of `X-Flipt-<name>` or `X-Svc-<name>` (`name` in lower case: `environment`,
  * `namespace`), or undefined when neither is sent. An empty value reads as absent. Both sent with
  * different values is a 400 naming the two: guessing which one the caller meant would serve the
  * wrong state silently.
  */
-export function headerTwin(headers: IncomingHttpHeaders, name: string): string | undefined {
+export function headerTwin(headers: IncomingHttpHeaders, name: TwinName): string | undefined {
   const flipt = single(headers[`x-flipt-${name}`]);
   const svc = single(headers[`x-svc-${name}`]);
   if (flipt !== undefined && svc !== undefined && flipt !== svc) {

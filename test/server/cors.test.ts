@@ -136,6 +136,7 @@ t.test('preflight: 204 before routing, every client header and method allowed, c
       'x-svc-environment',
       'x-svc-namespace',
       'x-svc-reference',
+      'x-flipt-reference',
       'x-request-id',
       'accept',
       'x-custom-trace',
