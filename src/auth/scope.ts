@@ -52,6 +52,11 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
     return { public: false, section: 'management', namespace: managementNamespace(segments), self: false };
   }
   if (path === '/evaluate/v1' || path.startsWith('/evaluate/v1/')) {
+    // The live-update stream of one namespace (Server-Sent Events): /evaluate/v1/namespaces/{namespace}/stream
+    if (segments[3] === 'namespaces' && segments[5] === 'stream' && segments.length === 6) {
+      const ns = decodeSegment(segments[4]!);
+      return { public: false, section: 'evaluation', namespace: ns !== undefined ? { from: 'path', namespace: ns } : NONE, self: false };
+    }
     // /evaluate/v1/namespaces/{namespaceKey}/variant
     let pathNamespace: string | undefined;
     if (segments[3] === 'namespaces' && segments.length >= 5) {

@@ -17,6 +17,12 @@ export interface Config {
     http_port: number; // default 8080
     /** Serving processes (node:cluster): default 1 (no cluster), 0 = one per core. */
     workers: number;
+    /** Live-update streams open at once (default 10,000; 0 = streaming off). */
+    max_streams: number;
+    /** ms between heartbeats on an idle stream (default 15s; 0 = none). */
+    stream_heartbeat_interval: number;
+    /** Bytes a stream may have waiting for a slow client before it is dropped (default 1 MiB). */
+    stream_buffer_limit: number;
   };
   log: {
     level: LogLevel; // default info

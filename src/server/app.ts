@@ -24,6 +24,8 @@ import { registerEvaluationRoutes } from './routes/evaluation.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerMetaRoutes, type VersionInfo } from './routes/meta.js';
 import { registerWriteRoutes } from './routes/writes.js';
+import { registerStreamRoutes } from './routes/streams.js';
+import { createStreamHub, type StreamHub } from './streams/hub.js';
 
 export type { VersionInfo } from './routes/meta.js';
 
@@ -48,7 +50,9 @@ export type VexilApp = Koa<AppState> & {
   readonly vexil: {
     readonly metrics: ServerMetrics;
     readonly health: Health;
-    /** Releases what the app made itself (its metrics' store subscription). */
+    /** The live-update streams (the server ends them all when it starts shutting down). */
+    readonly streams: StreamHub;
+    /** Releases what the app made itself (its metrics' store subscription, the stream hub's). */
     dispose(): void;
   };
 };
@@ -96,6 +100,8 @@ export function createApp(deps: AppDeps): VexilApp {
   registerWriteRoutes(router);
   registerEvaluationRoutes(router, { store: deps.store, metrics });
   registerClientSnapshotRoutes(router, { store: deps.store, environments: deps.config.environments });
+  const streams = createStreamHub({ store: deps.store, logger: deps.logger, registry: metrics.registry, limits: deps.config.server });
+  registerStreamRoutes(router, { store: deps.store, hub: streams, environments: deps.config.environments, middleware: deps.middleware ?? [], ...(deps.auth ? { authClock: deps.auth.service.clock } : {}) });
   if (deps.auth) registerAuthRoutes(router, deps.auth);
 
   app.use(requestLog({ logger: deps.logger, store: deps.store, metrics, health, requests: deps.config.log.requests }));
@@ -114,7 +120,9 @@ export function createApp(deps: AppDeps): VexilApp {
     vexil: {
       metrics,
       health,
+      streams,
       dispose: () => {
+        streams.close();
         if (ownMetrics) metrics.dispose();
       },
     },

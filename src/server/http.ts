@@ -40,8 +40,8 @@ export interface RunningHttpServer {
   readonly fastPath: boolean;
   /**
    * Graceful stop: `/health` turns NOT_SERVING, no new connections are accepted, in-flight
-   * requests finish (responses carry `Connection: close`), idle connections are closed; after
-   * the timeout the rest are cut. Does not close the store.
+   * requests finish (responses carry `Connection: close`), live-update streams end, idle
+   * connections are closed; after the timeout the rest are cut. Does not close the store.
    */
   close(): Promise<void>;
 }
@@ -158,6 +158,8 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
   const close = (): Promise<void> => {
     closing ??= new Promise<void>((resolve) => {
       health.serving = false;
+      // Streams never finish on their own: end them now so that their connections drain like the rest.
+      app.vexil.streams.endAll();
       const timeoutMs = opts.shutdownTimeoutMs ?? 10_000;
       // Keep-alive sockets become idle as their last response ends; close them as they do.
       const sweep = setInterval(() => server.closeIdleConnections(), 50);

@@ -8,6 +8,8 @@ import { ConfigError } from '../../src/config/errors.js';
 import { BUNDLED_EXAMPLES_DIR } from '../../src/config/paths.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
+/** The defaults of the live-update stream keys (server.max_streams, ...), in every resolved `server`. */
+const STREAM_DEFAULTS = { max_streams: 10000, stream_heartbeat_interval: 15000, stream_buffer_limit: 1048576 };
 
 /** The ConfigError loadConfig throws for these options (fails the test if it does not throw one). */
 function configError(t: Test, opts: LoadConfigOptions): ConfigError {
@@ -37,7 +39,7 @@ function configFile(t: Test, yaml: string, name = 'vexil.yml'): string {
 
 t.test('defaults without a file or environment', async (t) => {
   const c = loadConfig({ env: {} });
-  t.same(c.server, { host: '127.0.0.1', http_port: 8080, workers: 1 });
+  t.same(c.server, { host: '127.0.0.1', http_port: 8080, workers: 1, ...STREAM_DEFAULTS });
   t.same(c.log, { level: 'info', encoding: 'json', requests: 'errors' });
   t.equal(c.storage.type, 'local');
   t.equal(c.storage.max_file_size, 8 * 1024 * 1024);
@@ -100,7 +102,7 @@ authentication:
 `,
   );
   const c = loadConfig({ file, env: {} });
-  t.same(c.server, { host: '0.0.0.0', http_port: 9000, workers: 1 });
+  t.same(c.server, { host: '0.0.0.0', http_port: 9000, workers: 1, ...STREAM_DEFAULTS });
   t.same(c.log, { level: 'debug', encoding: 'console', requests: 'errors' });
   t.equal(c.storage.max_file_size, 1024);
   t.equal(c.storage.local.path, path.join(path.dirname(file), 'state'), 'relative to the config file');
@@ -117,7 +119,7 @@ authentication:
 });
 
 t.test('an empty file gives the defaults; an absolute path stays', async (t) => {
-  t.same(loadConfig({ file: configFile(t, '# nothing\n'), env: {} }).server, { host: '127.0.0.1', http_port: 8080, workers: 1 });
+  t.same(loadConfig({ file: configFile(t, '# nothing\n'), env: {} }).server, { host: '127.0.0.1', http_port: 8080, workers: 1, ...STREAM_DEFAULTS });
   const c = loadConfig({ file: configFile(t, 'storage:\n  local:\n    path: /abs/flags\n'), env: {} });
   t.equal(c.storage.local.path, '/abs/flags');
 });
@@ -150,7 +152,7 @@ t.test('environment overrides nested keys and keys with underscores', async (t) 
       HOME: '/root',
     },
   });
-  t.same(c.server, { host: '0.0.0.0', http_port: 9090, workers: 1 });
+  t.same(c.server, { host: '0.0.0.0', http_port: 9090, workers: 1, ...STREAM_DEFAULTS });
   t.equal(c.storage.local.path, path.join(cwd, 'flags'), 'relative to cwd when set from the environment');
   t.equal(c.storage.max_file_size, 2048);
   t.equal(c.log.encoding, 'console');

@@ -1,0 +1,453 @@
+/**
+ * The one hub behind both live-update protocols (NDJSON for Flipt's client engines, Server-Sent
+ * Events for browsers and the rest; routes/streams.ts adapts each to it).
+ *
+ * A topic is one (reference, namespace) that has subscribers. The hub listens to the store: on a
+ * swap of a reference it computes each of that reference's topics' ETag once (the client
+ * snapshot's, client-snapshot/served.ts: a digest cached per namespace object, so an untouched
+ * namespace costs a lookup) and, only where it changed, tells the topic's subscribers. A frame is
+ * encoded once per topic state and protocol and the same Buffer is written to every subscriber.
+ * A namespace whose ETag did not change (another namespace was edited) sends nothing.
+ *
+ * A subscriber is brought up to date rather than replayed: it remembers the ETag it last sent
+ * and, when told, writes the topic's current state if that differs. Rapid changes thus coalesce
+ * for a client that is behind, and one whose credential must be checked first (stream-auth.ts)
+ * gets the latest state once the check passes, in order by construction.
+ *
+ * Writes never wait for a client. Each stream is a Readable that Koa pipes into the response;
+ * bytes a client has not taken are counted (the Readable's buffer plus the response's), and a
+ * client that still has more than `server.stream_buffer_limit` bytes unread when the next frame
+ * or heartbeat is due is disconnected: it reconnects and gets the current state, instead of
+ * holding memory for a backlog of states nobody needs.
+ *
+ * Also here: the bound on open streams (`server.max_streams`, 503 with Retry-After beyond it),
+ * heartbeats (`server.stream_heartbeat_interval`), keeping each streamed reference in use so the
+ * store does not drop it as idle, ending every stream on shutdown, and the stream metrics.
+ */
+import type { ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import { Counter, Gauge, type Registry } from 'prom-client';
+import { Code, VexilError } from '../../errors.js';
+import { monotonicMs } from '../../http/clock.js';
+import type { Namespace, Snapshot } from '../../state/model.js';
+import type { SnapshotStore } from '../../store/types.js';
+import { servedSnapshot, snapshotEtag } from '../client-snapshot/served.js';
+import {
+  NDJSON_HEARTBEAT,
+  SSE_CONNECTED,
+  SSE_HEARTBEAT,
+  ndjsonLine,
+  sseGoneEvent,
+  sseStateEvent,
+} from './frames.js';
+import { MAX_TIMER_MS, type StreamAuthentication } from './stream-auth.js';
+
+export type StreamProtocol = 'ndjson' | 'sse';
+
+/** Why a stream ended (the `reason` label of vexil_streams_closed_total). */
+export type CloseReason =
+  /** The client went away. */
+  | 'client'
+  /** It fell more than stream_buffer_limit bytes behind. */
+  | 'slow'
+  /** Its credential was deleted, expired, or is refused now. */
+  | 'unauthenticated'
+  /** Its namespace, or its whole reference, is no longer served. */
+  | 'gone'
+  /** The server is shutting down. */
+  | 'shutdown';
+
+export interface StreamLimits {
+  /** Streams open at once (0: streaming off). */
+  readonly max_streams: number;
+  /** ms between heartbeats (0: none). */
+  readonly stream_heartbeat_interval: number;
+  /** Unread bytes beyond which a client is dropped. */
+  readonly stream_buffer_limit: number;
+}
+
+export interface StreamHubOptions {
+  readonly store: SnapshotStore;
+  readonly logger: Logger;
+  /** The server's metrics registry (the stream gauge and counters go there). */
+  readonly registry?: Registry;
+  readonly limits: StreamLimits;
+}
+
+export interface StreamRequest {
+  readonly protocol: StreamProtocol;
+  /** The snapshot the request resolved: its reference (and the namespace) name the topic. */
+  readonly snapshot: Snapshot;
+  readonly namespace: string;
+  /** SSE: carry the snapshot document in each state event. */
+  readonly withSnapshot: boolean;
+  /** SSE: `Last-Event-ID`; when it is the current ETag no state event is sent at connect. */
+  readonly lastEventId?: string;
+  readonly res: ServerResponse;
+  /** Present when the request's credential must be checked again (stream-auth.ts). */
+  readonly auth?: StreamAuthentication;
+  readonly log: Logger;
+}
+
+export interface StreamHub {
+  /** Throws 503 (with Retry-After) when no stream may open now: at the limit, or shutting down. */
+  admit(): void;
+  /**
+   * Subscribes the request and returns the body to respond with (its first frame already queued).
+   * Throws 503 as admit() does, 404 when the namespace is no longer in the reference's snapshot.
+   */
+  open(request: StreamRequest): Readable;
+  /** Streams open now. */
+  readonly size: number;
+  /** Graceful shutdown: ends every stream (clients reconnect elsewhere) and refuses new ones. */
+  endAll(): void;
+  /** endAll(), then stops listening to the store and stops the timers (the metrics stay readable). */
+  close(): void;
+}
+
+/**
+ * How often, at most, each streamed reference is marked as used (a resolve, as a request does),
+ * so that a reference built on request stays kept while only streams read it: the store drops
+ * references not requested for storage.*.idle_ttl (minutes). At heartbeat pace when that is
+ * faster: the connection's pulse is the reference's too.
+ */
+const MAX_TOUCH_INTERVAL_MS = 15_000;
+/** Retry-After (seconds) of a 503 at the stream limit: long enough for others to have left. */
+const FULL_RETRY_AFTER_SECONDS = 5;
+
+export function createStreamHub(opts: StreamHubOptions): StreamHub {
+  const { store, logger, limits } = opts;
+  const bufferLimit = limits.stream_buffer_limit;
+  const metrics = streamMetrics(opts.registry);
+
+  /** reference → namespace key → topic. */
+  const topics = new Map<string, Map<string, Topic>>();
+  const subscribers = new Set<Subscriber>();
+  let closing = false;
+
+  class Topic {
+    readonly subscribers = new Set<Subscriber>();
+    /** Frames of the current state, made on first use (see frame()). */
+    private ndjson: Buffer | undefined;
+    private sse: Buffer | undefined;
+    private sseWithSnapshot: Buffer | undefined;
+
+    constructor(
+      readonly reference: string,
+      readonly namespace: string,
+      private snapshot: Snapshot,
+      private ns: Namespace,
+      public etag: string,
+    ) {}
+
+    /** A new state (the ETag differs): drop the old frames and bring every subscriber up to date. */
+    update(snapshot: Snapshot, ns: Namespace, etag: string): void {
+      this.snapshot = snapshot;
+      this.ns = ns;
+      this.etag = etag;
+      this.ndjson = this.sse = this.sseWithSnapshot = undefined;
+      for (const s of this.subscribers) s.request(false);
+    }
+
+    frame(protocol: StreamProtocol, withSnapshot: boolean): Buffer {
+      if (protocol === 'ndjson') return (this.ndjson ??= ndjsonLine(this.document()));
+      const state = { reference: this.reference, namespace: this.namespace, etag: this.etag, revision: this.snapshot.revision };
+      return withSnapshot ? (this.sseWithSnapshot ??= sseStateEvent(state, this.document())) : (this.sse ??= sseStateEvent(state));
+    }
+
+    /** The namespace (or the reference) is no longer served: say so on SSE, then end every stream. */
+    gone(message: string): void {
+      forget(this);
+      const event = sseGoneEvent(this.reference, this.namespace, message);
+      for (const s of this.subscribers) s.end('gone', s.protocol === 'sse' ? event : undefined);
+    }
+
+    /** The same bytes the snapshot endpoint serves (cached with the snapshot). */
+    private document(): Buffer {
+      return servedSnapshot(this.snapshot, this.ns).body;
+    }
+  }
+
+  class Subscriber {
+    /** The ETag of the last state written; undefined until the first. */
+    sentEtag: string | undefined;
+    private checking = false;
+    private wantHeartbeat = false;
+    private closed = false;
+    private reason: CloseReason = 'client';
+    private expiryTimer: NodeJS.Timeout | undefined;
+    private events = 0;
+    private readonly openedAt = monotonicMs();
+
+    constructor(
+      readonly topic: Topic,
+      readonly protocol: StreamProtocol,
+      private readonly withSnapshot: boolean,
+      readonly out: Readable,
+      private readonly res: ServerResponse,
+      private readonly auth: StreamAuthentication | undefined,
+      private readonly log: Logger,
+    ) {
+      if (auth !== undefined) this.scheduleExpiry(auth.expiresAt);
+    }
+
+    /**
+     * Bring the client up to date (and write a heartbeat if `heartbeat` and nothing else is
+     * due), after checking its credential again when it has one. A request made while a check
+     * is under way is served by that check's outcome, which reads the state then.
+     */
+    request(heartbeat: boolean): void {
+      if (this.closed) return;
+      if (heartbeat) this.wantHeartbeat = true;
+      const auth = this.auth;
+      if (auth === undefined) {
+        this.flush();
+        return;
+      }
+      if (this.checking) return;
+      this.checking = true;
+      auth.check().then(
+        (authentication) => {
+          this.checking = false;
+          if (this.closed) return;
+          this.scheduleExpiry(authentication?.expiresAt);
+          this.flush();
+        },
+        (err: unknown) => {
+          this.checking = false;
+          if (!(err instanceof VexilError)) this.log.warn({ err }, 'stream: checking the credential failed; ending the stream');
+          this.end('unauthenticated');
+        },
+      );
+    }
+
+    /** Writes what is due: the current state when the client has not had it, else a pending heartbeat. */
+    flush(): void {
+      if (this.closed) return;
+      const stateDue = this.topic.etag !== this.sentEtag;
+      if (!stateDue && !this.wantHeartbeat) return;
+      // Measured before writing, so one frame larger than the bound still goes to a client that keeps up.
+      if (this.out.readableLength + this.res.writableLength > bufferLimit) {
+        this.drop();
+        return;
+      }
+      this.wantHeartbeat = false;
+      if (stateDue) {
+        this.out.push(this.topic.frame(this.protocol, this.withSnapshot));
+        this.sentEtag = this.topic.etag;
+        this.events++;
+        metrics.events[this.protocol].inc();
+      } else {
+        this.out.push(this.protocol === 'sse' ? SSE_HEARTBEAT : NDJSON_HEARTBEAT);
+      }
+    }
+
+    /** Ends the response after `last` (and what is queued); the client sees a clean end. */
+    end(reason: CloseReason, last?: Buffer): void {
+      if (this.closed) return;
+      this.closed = true;
+      this.reason = reason;
+      if (last !== undefined) this.out.push(last);
+      this.out.push(null);
+    }
+
+    /** Too far behind: cut the connection (nothing queued for it is worth sending any more). */
+    private drop(): void {
+      this.closed = true;
+      this.reason = 'slow';
+      this.res.destroy();
+    }
+
+    private scheduleExpiry(expiresAt: number | undefined): void {
+      if (this.expiryTimer !== undefined) clearTimeout(this.expiryTimer);
+      this.expiryTimer = undefined;
+      if (expiresAt === undefined || this.auth === undefined) return;
+      // Just past the expiry: the auth service treats a token as expired once the clock is beyond it.
+      const ms = Math.min(Math.max(0, expiresAt - this.auth.clock()) + 1, MAX_TIMER_MS);
+      this.expiryTimer = setTimeout(() => this.request(false), ms);
+      this.expiryTimer.unref();
+    }
+
+    /** The response closed (ended, dropped, or the client left): forget the stream. */
+    onClosed(): void {
+      this.closed = true;
+      if (this.expiryTimer !== undefined) clearTimeout(this.expiryTimer);
+      if (!subscribers.delete(this)) return;
+      const topic = this.topic;
+      topic.subscribers.delete(this);
+      if (topic.subscribers.size === 0) forget(topic);
+      metrics.open[this.protocol].dec();
+      metrics.closed.inc({ protocol: this.protocol, reason: this.reason });
+      const fields = {
+        protocol: this.protocol,
+        reference: topic.reference,
+        namespace: topic.namespace,
+        reason: this.reason,
+        durationMs: Math.round(monotonicMs() - this.openedAt),
+        events: this.events,
+      };
+      // Dropped and revoked streams are worth an operator's attention; the others are routine.
+      if (this.reason === 'slow' || this.reason === 'unauthenticated') this.log.info(fields, 'stream closed');
+      else this.log.debug(fields, 'stream closed');
+    }
+  }
+
+  function forget(topic: Topic): void {
+    const byNamespace = topics.get(topic.reference);
+    if (byNamespace?.get(topic.namespace) !== topic) return;
+    byNamespace.delete(topic.namespace);
+    if (byNamespace.size === 0) topics.delete(topic.reference);
+  }
+
+  function admit(): void {
+    if (closing) throw new VexilError(Code.Unavailable, 'the server is shutting down', { headers: { 'Retry-After': '1' } });
+    if (subscribers.size >= limits.max_streams) {
+      const message =
+        limits.max_streams === 0
+          ? 'streaming is turned off (server.max_streams is 0)'
+          : `too many open streams (server.max_streams is ${limits.max_streams}); try again later`;
+      throw new VexilError(Code.Unavailable, message, { headers: { 'Retry-After': String(FULL_RETRY_AFTER_SECONDS) } });
+    }
+  }
+
+  /** The topic of (reference, namespace), made from the reference's current snapshot if new. */
+  function topicFor(requested: Snapshot, namespace: string): Topic {
+    const reference = requested.reference;
+    let byNamespace = topics.get(reference);
+    const existing = byNamespace?.get(namespace);
+    if (existing !== undefined) return existing;
+    // A swap may have come between the request's resolve and now: start from what is served now,
+    // so the next swap is compared with the state this subscriber gets.
+    const snapshot = store.get(reference) ?? requested;
+    const ns = snapshot.namespaces.get(namespace);
+    if (ns === undefined) throw new VexilError(Code.NotFound, `namespace "${namespace}" not found`);
+    const topic = new Topic(reference, namespace, snapshot, ns, snapshotEtag(reference, ns));
+    if (byNamespace === undefined) topics.set(reference, (byNamespace = new Map()));
+    byNamespace.set(namespace, topic);
+    return topic;
+  }
+
+  function onSwap(reference: string, snapshot: Snapshot): void {
+    const byNamespace = topics.get(reference);
+    if (byNamespace === undefined) return;
+    for (const topic of [...byNamespace.values()]) {
+      const ns = snapshot.namespaces.get(topic.namespace);
+      if (ns === undefined) {
+        topic.gone(`namespace "${topic.namespace}" is no longer in reference "${reference}"`);
+        continue;
+      }
+      const etag = snapshotEtag(reference, ns);
+      if (etag !== topic.etag) topic.update(snapshot, ns, etag);
+    }
+  }
+
+  const unsubscribe = store.subscribe((event) => {
+    if (event.type === 'swap') onSwap(event.reference, event.snapshot);
+    else if (event.type === 'dropped') {
+      for (const topic of [...(topics.get(event.reference)?.values() ?? [])]) {
+        topic.gone(`reference "${event.reference}" is no longer served`);
+      }
+    }
+  });
+
+  const heartbeat =
+    limits.stream_heartbeat_interval > 0
+      ? setInterval(() => {
+          for (const s of subscribers) s.request(true);
+        }, Math.min(limits.stream_heartbeat_interval, MAX_TIMER_MS))
+      : undefined;
+  heartbeat?.unref();
+
+  const touch = setInterval(() => {
+    for (const reference of topics.keys()) store.resolve(reference).catch(() => undefined);
+  }, touchIntervalMs(limits.stream_heartbeat_interval));
+  touch.unref();
+
+  return {
+    admit,
+
+    open(request) {
+      admit();
+      const topic = topicFor(request.snapshot, request.namespace);
+      // Never read from: the hub pushes frames, Koa pipes them to the response.
+      const out = new Readable({ read() {} });
+      const subscriber = new Subscriber(topic, request.protocol, request.withSnapshot, out, request.res, request.auth, request.log);
+      subscribers.add(subscriber);
+      topic.subscribers.add(subscriber);
+      metrics.open[request.protocol].inc();
+      request.res.once('close', () => subscriber.onClosed());
+      if (request.protocol === 'sse') {
+        out.push(SSE_CONNECTED);
+        // Reconnected with the current state: nothing to resend.
+        if (request.lastEventId === topic.etag) subscriber.sentEtag = topic.etag;
+      }
+      subscriber.flush();
+      // The client may have gone while the snapshot was resolved: 'close' will not come again.
+      if (request.res.socket === null || request.res.socket.destroyed) subscriber.onClosed();
+      return out;
+    },
+
+    get size() {
+      return subscribers.size;
+    },
+
+    endAll() {
+      closing = true;
+      for (const s of subscribers) s.end('shutdown');
+    },
+
+    close() {
+      this.endAll();
+      unsubscribe();
+      if (heartbeat !== undefined) clearInterval(heartbeat);
+      clearInterval(touch);
+    },
+  };
+}
+
+function touchIntervalMs(heartbeatMs: number): number {
+  return heartbeatMs > 0 ? Math.min(heartbeatMs, MAX_TOUCH_INTERVAL_MS) : MAX_TOUCH_INTERVAL_MS;
+}
+
+interface StreamMetrics {
+  readonly open: Record<StreamProtocol, { inc(): void; dec(): void }>;
+  readonly events: Record<StreamProtocol, { inc(): void }>;
+  readonly closed: Counter<'protocol' | 'reason'>;
+}
+
+const METRIC_NAMES = ['vexil_streams_open', 'vexil_stream_events_total', 'vexil_streams_closed_total'] as const;
+
+/** The hub's series in `registry` (a hub without one still counts, unseen). */
+function streamMetrics(registry: Registry | undefined): StreamMetrics {
+  const registers = registry === undefined ? [] : [registry];
+  // One hub per app and one registry per app; a second hub on a registry takes the names over.
+  for (const name of METRIC_NAMES) if (registry?.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name);
+  const open = new Gauge({
+    name: 'vexil_streams_open',
+    help: 'Live-update streams open now, by protocol (ndjson: Flipt client engines; sse: Server-Sent Events).',
+    labelNames: ['protocol'] as const,
+    registers,
+  });
+  const events = new Counter({
+    name: 'vexil_stream_events_total',
+    help: 'States written to live-update streams (the first at connect included), by protocol.',
+    labelNames: ['protocol'] as const,
+    registers,
+  });
+  const closed = new Counter({
+    name: 'vexil_streams_closed_total',
+    help: 'Live-update streams ended, by protocol and reason (client, slow, unauthenticated, gone, shutdown).',
+    labelNames: ['protocol', 'reason'] as const,
+    registers,
+  });
+  // Both series from the start, at 0: a dashboard sees "no streams", not "no data".
+  open.set({ protocol: 'ndjson' }, 0);
+  open.set({ protocol: 'sse' }, 0);
+  return {
+    // Bound once: the per-event path does no label lookup.
+    open: { ndjson: open.labels('ndjson'), sse: open.labels('sse') },
+    events: { ndjson: events.labels('ndjson'), sse: events.labels('sse') },
+    closed,
+  };
+}

@@ -1,0 +1,56 @@
+/**
+ * A stream outlives the authentication check its request passed: the token may be deleted or
+ * expire while the connection stays open. A stream opened with a checked credential keeps what
+ * the request presented and runs the same decision again (the auth gates of src/auth/middleware.ts,
+ * namespace scope included) before each event and heartbeat, and at the token's expiry. A lookup
+ * is a cache hit in the auth service (auth.cache_ttl), so this costs a hash and a map lookup;
+ * a token deleted through this process is evicted from that cache at once, one deleted through
+ * another replica or worker is seen within cache_ttl.
+ */
+import type { Logger } from 'pino';
+import type { AuthGate, AuthRequest } from '../../auth/middleware.js';
+import type { Authentication, Clock } from '../../auth/types.js';
+import type { AppContext } from '../context.js';
+
+export interface StreamAuthentication {
+  /** Resolves with the authentication that still passes (undefined: none needed now); rejects when refused. */
+  check(): Promise<Authentication | undefined>;
+  /** When the credential presented at the start expires (epoch ms on the auth clock). */
+  readonly expiresAt: number | undefined;
+  /** The auth service's clock, which expiry is measured against. */
+  readonly clock: Clock;
+}
+
+/**
+ * The re-check of a stream's request, or undefined when the request passed without presenting a
+ * credential that was checked (an open server, `exclude.evaluation`): then there is nothing that
+ * could be revoked.
+ */
+export function streamAuthentication(ctx: AppContext, gates: readonly AuthGate[], clock: Clock, log: Logger): StreamAuthentication | undefined {
+  const initial = ctx.state.authentication;
+  if (initial === undefined || gates.length === 0) return undefined;
+  const cookies = ctx.cookies;
+  const request: AuthRequest = {
+    method: ctx.method,
+    path: ctx.path,
+    authorization: ctx.req.headers.authorization,
+    cookie: (name) => cookies.get(name),
+    // The stream paths take their namespace from the path: no gate reads a body for them.
+    body: () => Promise.resolve(undefined),
+    // The response head is long gone.
+    setCookies: () => undefined,
+    log: () => log,
+  };
+  return {
+    async check() {
+      let found: Authentication | undefined;
+      for (const gate of gates) found = (await gate(request)) ?? found;
+      return found;
+    },
+    expiresAt: initial.expiresAt,
+    clock,
+  };
+}
+
+/** setTimeout's longest delay (about 24.8 days); a later expiry is looked at again then. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
