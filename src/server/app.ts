@@ -21,6 +21,7 @@ import { requestLog } from './request-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerClientSnapshotRoutes } from './routes/client-snapshot.js';
 import { registerEvaluationRoutes } from './routes/evaluation.js';
+import { registerLegacyEvaluationRoutes } from './routes/legacy-evaluation.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerMetaRoutes, type VersionInfo } from './routes/meta.js';
 import { registerWriteRoutes } from './routes/writes.js';
@@ -97,6 +98,7 @@ export function createApp(deps: AppDeps): VexilApp {
     authenticationRequired: deps.config.authentication.required,
   });
   registerManagementRoutes(router, { store: deps.store });
+  registerLegacyEvaluationRoutes(router, { store: deps.store, metrics });
   registerWriteRoutes(router);
   registerEvaluationRoutes(router, { store: deps.store, metrics });
   registerClientSnapshotRoutes(router, { store: deps.store, environments: deps.config.environments });
