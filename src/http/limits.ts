@@ -20,3 +20,10 @@ export const MAX_JSON_DEPTH = 64;
 export const MAX_CONTEXT_VALUE_BYTES = 64 * 1024;
 export const MAX_CONTEXT_KEY_BYTES = 1024;
 export const MAX_CONTEXT_KEYS = 1000;
+
+/**
+ * Flags an OFREP bulk request may name in `context.flags` (repeated keys count once). Each named
+ * flag adds an item to the answer, so the bound keeps a 1 MiB request from asking for an answer
+ * many times its size; beyond it: 400 `invalid field context.flags: ...`.
+ */
+export const MAX_BULK_FLAGS = 10_000;

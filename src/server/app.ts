@@ -17,6 +17,7 @@ import { corsMiddleware, createCorsPolicy } from './cors.js';
 import { errorMiddleware } from './errors.js';
 import { createHealth, type Health } from './health.js';
 import { createServerMetrics, type ServerMetrics } from './metrics.js';
+import { ofrepErrors } from './ofrep/errors.js';
 import { requestLog } from './request-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerClientSnapshotRoutes } from './routes/client-snapshot.js';
@@ -24,6 +25,7 @@ import { registerEvaluationRoutes } from './routes/evaluation.js';
 import { registerLegacyEvaluationRoutes } from './routes/legacy-evaluation.js';
 import { registerManagementRoutes } from './routes/management.js';
 import { registerMetaRoutes, type VersionInfo } from './routes/meta.js';
+import { registerOfrepRoutes } from './routes/ofrep.js';
 import { registerWriteRoutes } from './routes/writes.js';
 import { registerStreamRoutes } from './routes/streams.js';
 import { createStreamHub, type StreamHub } from './streams/hub.js';
@@ -102,6 +104,7 @@ export function createApp(deps: AppDeps): VexilApp {
   registerWriteRoutes(router);
   registerEvaluationRoutes(router, { store: deps.store, metrics });
   registerClientSnapshotRoutes(router, { store: deps.store, environments: deps.config.environments });
+  registerOfrepRoutes(router, { store: deps.store, metrics, config: deps.config });
   const streams = createStreamHub({ store: deps.store, logger: deps.logger, registry: metrics.registry, limits: deps.config.server });
   registerStreamRoutes(router, { store: deps.store, hub: streams, environments: deps.config.environments, middleware: deps.middleware ?? [], ...(deps.auth ? { authClock: deps.auth.service.clock } : {}) });
   if (deps.auth) registerAuthRoutes(router, deps.auth);
@@ -112,6 +115,7 @@ export function createApp(deps: AppDeps): VexilApp {
   const cors = createCorsPolicy(deps.config.cors);
   if (cors !== undefined) app.use(corsMiddleware(cors));
   app.use(errorMiddleware({ logger: deps.logger, pretty: (ctx) => (ctx.state as Partial<AppState>).pretty === true }));
+  app.use(ofrepErrors(deps.logger)); // errors under /ofrep/ in the OFREP schema
   app.use(strictUrl);
   for (const m of deps.middleware ?? []) app.use(m);
   app.use(translateUnrouted);

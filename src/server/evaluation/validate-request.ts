@@ -71,8 +71,24 @@ function keyLabel(key: string): string {
  */
 const CONTEXT_PROTOTYPE = Object.create(null) as object;
 
+/**
+ * Text for a context value that is not a string, or undefined to leave the key out; throws to
+ * refuse it (`label` names the value in messages: `context.plan`). `/evaluate/v1` passes none and
+ * refuses every non-string (Flipt's map<string,string>); OFREP accepts JSON scalars this way.
+ */
+export type ContextValueText = (value: unknown, label: string) => string | undefined;
+
 function parseContext(obj: Readonly<Record<string, unknown>>, prefix: string): Record<string, string> {
-  const v = field(obj, 'context');
+  return readContext(field(obj, 'context'), prefix);
+}
+
+/**
+ * An evaluation context from its JSON value (undefined = absent = `{}`), bounded by the context
+ * limits (limits.ts); `prefix` + `context` names it in messages (`requests[3].context`). String
+ * values are kept as they are; any other value goes through `nonString` when given, else is
+ * refused. (Labels are built only for messages: this runs on every evaluation request.)
+ */
+export function readContext(v: unknown, prefix: string, nonString?: ContextValueText): Record<string, string> {
   const context = Object.create(CONTEXT_PROTOTYPE) as Record<string, string>;
   if (v === undefined) return context;
   if (!isPlainObject(v)) throw invalidField(`${prefix}context`, 'must be an object of string values');
@@ -83,8 +99,11 @@ function parseContext(obj: Readonly<Record<string, unknown>>, prefix: string): R
     if (utf8BytesExceed(key, MAX_CONTEXT_KEY_BYTES)) {
       throw invalidField(`${prefix}context.${keyLabel(key)}`, `key must be at most ${MAX_CONTEXT_KEY_BYTES} bytes`);
     }
-    const value = v[key];
-    if (typeof value !== 'string') throw invalidField(`${prefix}context.${key}`, 'must be a string');
+    const raw = v[key];
+    let value: string | undefined;
+    if (typeof raw === 'string') value = raw;
+    else if (nonString === undefined) throw invalidField(`${prefix}context.${key}`, 'must be a string');
+    else if ((value = nonString(raw, `${prefix}context.${key}`)) === undefined) continue;
     if (utf8BytesExceed(value, MAX_CONTEXT_VALUE_BYTES)) {
       throw invalidField(`${prefix}context.${key}`, `must be at most ${MAX_CONTEXT_VALUE_BYTES} bytes`);
     }

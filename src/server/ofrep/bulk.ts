@@ -1,0 +1,50 @@
+/**
+ * OFREP bulk evaluation: `{"flags": [<evaluated flag or flag failure>...]}`.
+ *
+ * Which flags: those `context.flags` names, in its order; without it, as Flipt does, every
+ * boolean flag and every enabled variant flag of the namespace (in key order), so a client that
+ * loads "everything" gets the flags it can act on.
+ *
+ * A named flag that does not exist is reported in its place as
+ * `{"key", "errorCode": "FLAG_NOT_FOUND", "errorDetails"}`, the per-flag failure the OFREP spec
+ * allows in a bulk answer; the other flags are still answered. (Flipt fails the whole request
+ * with 404 on the first missing flag, so one stale key in a client's list costs it every flag.)
+ * A namespace that does not exist fails the request: 404, nothing in it can be evaluated.
+ */
+import { Code, VexilError, notFound } from '../../errors.js';
+import { goQuote } from '../../evaluation/lookup.js';
+import type { Namespace, Snapshot } from '../../state/model.js';
+import type { ServerMetrics } from '../metrics.js';
+import { evaluatedFlagText } from './evaluate.js';
+import type { OfrepBulkRequest } from './request.js';
+
+/** The namespace the bulk request reads; 404 when it does not exist. */
+export function bulkNamespace(snapshot: Snapshot, namespaceKey: string): Namespace {
+  const ns = snapshot.namespaces.get(namespaceKey);
+  if (ns === undefined) throw notFound(`namespace ${goQuote(namespaceKey)} not found`);
+  return ns;
+}
+
+/** The keys a bulk request evaluates. */
+export function bulkKeys(ns: Namespace, flags: readonly string[] | undefined): readonly string[] {
+  if (flags !== undefined) return flags;
+  const keys: string[] = [];
+  for (const flag of ns.flags.values()) {
+    if (flag.type === 'BOOLEAN_FLAG_TYPE' || flag.enabled) keys.push(flag.key);
+  }
+  return keys;
+}
+
+/** The bulk answer's JSON text. */
+export function bulkText(snapshot: Snapshot, ns: Namespace, req: OfrepBulkRequest, metrics: ServerMetrics): string {
+  const items: string[] = [];
+  for (const key of bulkKeys(ns, req.flags)) {
+    try {
+      items.push(evaluatedFlagText(snapshot, ns.key, key, req, metrics));
+    } catch (err) {
+      if (!(err instanceof VexilError) || err.code !== Code.NotFound) throw err;
+      items.push(JSON.stringify({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: err.message }));
+    }
+  }
+  return `{"flags":[${items.join(',')}]}`;
+}

@@ -1,0 +1,70 @@
+/**
+ * OFREP, the OpenFeature Remote Evaluation Protocol (flipt-auth-and-clients.md §4b), so any
+ * OpenFeature SDK with an OFREP provider evaluates against vexil:
+ *
+ *   GET  /ofrep/v1/configuration          what the provider may assume (ofrep/configuration.ts)
+ *   POST /ofrep/v1/evaluate/flags/{key}   one flag: {"context": {...}} (ofrep/request.ts)
+ *   POST /ofrep/v1/evaluate/flags         several flags, with ETag / If-None-Match (ofrep/bulk.ts)
+ *
+ * The namespace is the `X-Svc-Namespace` / `X-Flipt-Namespace` header (default `default`), as the
+ * body has no place for it. The reference: the `X-Svc-Reference` / `X-Flipt-Reference` header,
+ * else `?reference=`, else the environment the `X-Svc-Environment` / `X-Flipt-Environment` header
+ * names (environments.ts), else the default reference. Errors are written in the OFREP schema
+ * (ofrep/errors.ts, mounted in app.ts for every path under /ofrep/).
+ */
+import type Router from '@koa/router';
+import type { Config } from '../../config/types.js';
+import type { SnapshotStore } from '../../store/types.js';
+import { namespaceOf } from '../../evaluation/lookup.js';
+import { ifNoneMatchHits } from '../conditional.js';
+import type { AppRouterContext, AppState } from '../context.js';
+import { requestReference } from '../environments.js';
+import { headerTwin } from '../header-twins.js';
+import type { ServerMetrics } from '../metrics.js';
+import { bulkNamespace, bulkText } from '../ofrep/bulk.js';
+import { ofrepConfiguration } from '../ofrep/configuration.js';
+import { bulkEtag } from '../ofrep/etag.js';
+import { evaluatedFlagText } from '../ofrep/evaluate.js';
+import { parseOfrepBulkRequest, parseOfrepRequest } from '../ofrep/request.js';
+import { requestBody } from '../request-body.js';
+import { sendJson, sendJsonText } from '../respond.js';
+import { readSnapshot } from './snapshot.js';
+
+export interface OfrepRoutesDeps {
+  store: SnapshotStore;
+  metrics: ServerMetrics;
+  config: Pick<Config, 'storage' | 'environments'>;
+}
+
+export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesDeps): void {
+  const { store, metrics, config } = deps;
+  const configuration = ofrepConfiguration(config.storage);
+
+  const namespaceKeyOf = (ctx: AppRouterContext) => namespaceOf(headerTwin(ctx.req.headers, 'namespace') ?? '');
+  const referenceOf = (ctx: AppRouterContext) =>
+    headerTwin(ctx.req.headers, 'reference') ?? requestReference(ctx.state.query, ctx.req.headers, config.environments);
+  const send = (ctx: AppRouterContext, text: string) => sendJsonText(ctx, ctx.state.pretty ? JSON.stringify(JSON.parse(text), null, 2) : text);
+
+  router.get('/ofrep/v1/configuration', (ctx) => sendJson(ctx, configuration));
+
+  router.post('/ofrep/v1/evaluate/flags/:key', async (ctx) => {
+    const req = parseOfrepRequest(await requestBody(ctx));
+    const namespaceKey = namespaceKeyOf(ctx);
+    const snapshot = await readSnapshot(ctx, store, referenceOf(ctx));
+    send(ctx, evaluatedFlagText(snapshot, namespaceKey, ctx.params.key!, req, metrics));
+  });
+
+  router.post('/ofrep/v1/evaluate/flags', async (ctx) => {
+    const req = parseOfrepBulkRequest(await requestBody(ctx));
+    const namespaceKey = namespaceKeyOf(ctx);
+    const snapshot = await readSnapshot(ctx, store, referenceOf(ctx));
+    const ns = bulkNamespace(snapshot, namespaceKey);
+    const etag = bulkEtag(snapshot, ns, req);
+    ctx.set('ETag', etag);
+    if (ifNoneMatchHits(ctx.req.headers['if-none-match'], etag)) {
+      ctx.status = 304;
+      return;
+    }
+    send(ctx, bulkText(snapshot, ns, req, metrics));
+  });
+}
