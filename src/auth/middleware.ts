@@ -13,12 +13,14 @@
  * - With `required: false` no request needs a token; `/auth/v1/self*` still identifies the caller
  *   by the token it presents (Flipt answers 401 there even with a valid token).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Code, VexilError, unauthenticated } from '../errors.js';
 import { readJson } from '../http/body.js';
 import { field, isPlainObject } from '../http/fields.js';
 import type { AppState } from '../server/context.js';
+import { headerTwin } from '../server/header-twins.js';
 import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
 import type { AuthService } from './service.js';
 import { CLIENT_TOKEN_COOKIE, STATE_COOKIE, scopedNamespace, type Authentication } from './types.js';
@@ -57,6 +59,11 @@ export interface AuthRequest {
   /** The URL path, without the query. */
   readonly path: string;
   readonly authorization: string | undefined;
+  /**
+   * The request headers, for a namespace named by a header (OFREP). A path that reads none
+   * (the evaluation fast path's) may leave them out; then no header names a namespace.
+   */
+  readonly headers?: IncomingHttpHeaders;
   /** A request cookie's value (read only when there is no Authorization header). */
   cookie(name: string): string | undefined;
   /** The JSON body, read once and shared with the route (only namespace-scoped tokens need it). */
@@ -145,6 +152,7 @@ export function authMiddleware(opts: AuthMiddlewareOptions): Middleware<AppState
       method: ctx.method,
       path: ctx.path,
       authorization: ctx.req.headers.authorization,
+      headers: ctx.req.headers,
       cookie: (name) => ctx.cookies.get(name),
       body: () => (ctx.state.jsonBody ??= readJson(ctx.req)),
       setCookies: (values) => ctx.set('Set-Cookie', values),
@@ -176,6 +184,18 @@ async function confinedTo(req: AuthRequest, source: NamespaceSource, namespace: 
       const requests = field(body, 'requests');
       if (!Array.isArray(requests)) return false;
       return requests.every((r) => isPlainObject(r) && bodyNamespace(r, undefined) === namespace);
+    }
+    case 'legacy-batch-body': {
+      // The batch's namespace decides; an item may repeat it or leave its own empty.
+      const body = await req.body();
+      if (!isPlainObject(body) || bodyNamespace(body, undefined) !== namespace) return false;
+      const requests = field(body, 'requests') ?? [];
+      if (!Array.isArray(requests)) return false;
+      return requests.every((r) => isPlainObject(r) && bodyNamespace(r, namespace) === namespace);
+    }
+    case 'header': {
+      if (req.headers === undefined) return false;
+      return (headerTwin(req.headers, 'namespace') ?? DEFAULT_NAMESPACE) === namespace;
     }
   }
 }

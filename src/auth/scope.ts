@@ -15,7 +15,11 @@ export type NamespaceSource =
   | { from: 'none' }
   | { from: 'path'; namespace: string }
   /** Evaluation bodies: `namespaceKey` (empty = the path's namespace, else `default`); batches: every item's. */
-  | { from: 'body'; batch: boolean; pathNamespace?: string };
+  | { from: 'body'; batch: boolean; pathNamespace?: string }
+  /** Legacy batch bodies (`/api/v1/batch-evaluate`): `namespaceKey` (empty = `default`); items' empty or the same. */
+  | { from: 'legacy-batch-body' }
+  /** OFREP: the `X-Svc-Namespace` / `X-Flipt-Namespace` header (absent = `default`); the body has no namespace. */
+  | { from: 'header' };
 
 export type RequestScope =
   | { public: true }
@@ -49,6 +53,10 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
 
   const segments = path.split('/');
   if (path === '/api/v1' || path.startsWith('/api/v1/')) {
+    // Flipt's legacy evaluation lives under /api/v1 (management section, as in Flipt); its
+    // unnamespaced forms name the namespace in the body, the namespaced ones in the path.
+    if (path === '/api/v1/evaluate') return { public: false, section: 'management', namespace: { from: 'body', batch: false }, self: false };
+    if (path === '/api/v1/batch-evaluate') return { public: false, section: 'management', namespace: { from: 'legacy-batch-body' }, self: false };
     return { public: false, section: 'management', namespace: managementNamespace(segments), self: false };
   }
   if (path === '/evaluate/v1' || path.startsWith('/evaluate/v1/')) {
@@ -82,6 +90,11 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
         ? decodeSegment(segments[6]!)
         : undefined;
     return { public: false, section: 'evaluation', namespace: ns !== undefined ? { from: 'path', namespace: ns } : NONE, self: false };
+  }
+  if (path === '/ofrep' || path.startsWith('/ofrep/')) {
+    // OFREP is evaluation (`exclude.evaluation` opens it). Flipt refuses namespace-scoped tokens
+    // here; vexil lets one through when the namespace header names its namespace.
+    return { public: false, section: 'evaluation', namespace: { from: 'header' }, self: false };
   }
   if (path === '/auth/v1' || path.startsWith('/auth/v1/')) {
     return { public: false, section: 'auth', namespace: NONE, self: path === '/auth/v1/self' || path.startsWith('/auth/v1/self/') };

@@ -60,7 +60,7 @@ t.test('classifyRequest', async (t) => {
   t.match(classifyRequest('GET', '/client/v2/environments/x/namespaces/y/snapshot'), { public: false, section: 'evaluation' });
   t.match(classifyRequest('GET', '/client/v2/other'), { public: false, section: 'evaluation', namespace: { from: 'none' } });
   t.same(ns('/meta/info'), { from: 'none' });
-  t.same(ns('/ofrep/v1/evaluate/flags'), { from: 'none' });
+  t.same(ns('/ofrep/v1/evaluate/flags'), { from: 'header' });
 });
 
 t.test('default data folder', async (t) => {
