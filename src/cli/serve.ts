@@ -99,6 +99,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     source,
     logger: logger.child({ component: 'store' }),
     maxFileSize: config.storage.max_file_size,
+    maxStateSize: config.storage.max_state_size,
     ...storeOptions,
   });
 

@@ -34,6 +34,8 @@ export interface Config {
     type: 'local' | 'git' | 'oci' | 'object';
     /** Refuse a state file larger than this many bytes (default 8 MiB). */
     max_file_size: number;
+    /** Refuse a revision whose state files add up to more bytes (default 64 MiB). */
+    max_state_size: number;
     local: { path: string };
     git: GitStorageConfig;
     oci: OciStorageConfig;
@@ -82,6 +84,8 @@ export interface GitStorageConfig {
   max_pending_builds: number;
   /** Serve unlisted full commit ids named as `reference` (default true). */
   allow_commit_references: boolean;
+  /** Bytes one fetch may receive (default 1 GiB). */
+  max_fetch_size: number;
 }
 
 /** `storage.oci.*` (durations in ms; paths as written, resolved by src/sources/oci/from-config.ts). */

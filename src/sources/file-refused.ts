@@ -18,10 +18,22 @@ export class FileRefusedError extends Error {
 
 export const DEFAULT_MAX_FILE_SIZE = 8 * 1024 * 1024;
 
+/** Default of `storage.max_state_size`: the state files of one revision together. */
+export const DEFAULT_MAX_STATE_SIZE = 64 * 1024 * 1024;
+
 export function tooLarge(path: string, size: number, maxFileSize: number): FileRefusedError {
   return new FileRefusedError(
     'file.too-large',
     `${path} is ${size} bytes, over the limit of ${maxFileSize} bytes`,
     'split the file, or raise storage.max_file_size',
+  );
+}
+
+/** The file whose bytes bring a revision's state files over `storage.max_state_size`. */
+export function stateTooLarge(path: string, size: number, total: number, maxStateSize: number): FileRefusedError {
+  return new FileRefusedError(
+    'state.too-large',
+    `the state files of this revision add up to more than ${maxStateSize} bytes: ${path} (${size} bytes) brings them to ${total} bytes`,
+    'serve less state from one reference, or raise storage.max_state_size',
   );
 }

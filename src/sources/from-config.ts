@@ -20,7 +20,11 @@ export function storageFromConfig(config: Config, opts: { baseDir: string; cwd: 
   switch (config.storage.type) {
     case 'local':
       return {
-        source: createLocalSource({ path: config.storage.local.path, maxFileSize: config.storage.max_file_size }),
+        source: createLocalSource({
+          path: config.storage.local.path,
+          maxFileSize: config.storage.max_file_size,
+          maxStateSize: config.storage.max_state_size,
+        }),
         store: { defaultReference: LOCAL_REFERENCE },
         description: config.storage.local.path,
       };

@@ -44,6 +44,10 @@ export interface GitSourceOptions {
   readonly idleTimeoutMs?: number;
   /** The mirror is compacted (fetched whole again) when it holds more pack files than this (default 40). */
   readonly maxPacks?: number;
+  /** `storage.max_file_size`: no object larger is inflated (a larger file is a located problem). */
+  readonly maxFileSize?: number;
+  /** `storage.git.max_fetch_size`: bytes one fetch may receive (default 1 GiB). */
+  readonly maxFetchSize?: number;
 }
 
 export interface GitSourceStats {
@@ -87,9 +91,9 @@ function toRevisions(listed: Map<string, ListedRef>): Map<string, Revision> {
   return out;
 }
 
-async function fileSet(db: ObjectDb, rev: Revision, directory: string): Promise<FileSet> {
+async function fileSet(db: ObjectDb, rev: Revision, directory: string, maxFileSize: number | undefined): Promise<FileSet> {
   const meta = await revisionMeta(db, rev.id);
-  const files = await listFiles(db, rev.id, directory);
+  const files = await listFiles(db, rev.id, directory, maxFileSize);
   return { revision: { id: rev.id, ref: rev.ref, meta }, files };
 }
 
@@ -114,6 +118,7 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
       headers,
       hasCredentials: withCredentials,
       ...(opts.maxPacks !== undefined ? { maxPacks: opts.maxPacks } : {}),
+      ...(opts.maxFetchSize !== undefined ? { maxFetchSize: opts.maxFetchSize } : {}),
     }).then(
       (m) => (opened = m),
       (err: unknown) => {
@@ -177,7 +182,7 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
           throw new Error(`commit ${rev.id} of reference "${rev.ref}" is not on the git server any more`);
         }
       }
-      return fileSet(m, revision, directory);
+      return fileSet(m, revision, directory, opts.maxFileSize);
     },
     async lookup(name) {
       if (!isCommitId(name)) return undefined;
@@ -230,7 +235,7 @@ async function resolveLocal(db: ObjectDb, ref: string): Promise<string | undefin
   }
 }
 
-function pathSource(path: string, _opts: GitSourceOptions, directory: string): GitSource {
+function pathSource(path: string, opts: GitSourceOptions, directory: string): GitSource {
   let gitdirP: Promise<ObjectDb> | undefined;
   const db = () => {
     gitdirP ??= (async () => {
@@ -254,7 +259,7 @@ function pathSource(path: string, _opts: GitSourceOptions, directory: string): G
     async files(rev) {
       const d = await db();
       if (!(await hasCommit(d, rev.id))) throw new Error(`commit ${rev.id} of reference "${rev.ref}" is not in ${path}`);
-      return fileSet(d, rev, directory);
+      return fileSet(d, rev, directory, opts.maxFileSize);
     },
     async lookup(name) {
       if (!isCommitId(name)) return undefined;

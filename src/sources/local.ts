@@ -13,7 +13,7 @@ import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { watch as chokidarWatch } from 'chokidar';
-import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from './file-refused.js';
+import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE, FileRefusedError, tooLarge } from './file-refused.js';
 import type { FileSet, Revision, Source, SourceFile } from './types.js';
 
 /** The only reference a local folder has. */
@@ -24,6 +24,11 @@ export interface LocalSourceOptions {
   readonly path: string;
   /** Files larger than this many bytes are not read (default 8 MiB). */
   readonly maxFileSize?: number;
+  /**
+   * Once a scan has read this many bytes, further files are only stat'ed (the store then refuses
+   * the revision from their sizes: `storage.max_state_size`, default 64 MiB).
+   */
+  readonly maxStateSize?: number;
 }
 
 export interface LocalSource extends Source {
@@ -57,6 +62,7 @@ interface Entry {
 
 export function createLocalSource(opts: LocalSourceOptions): LocalSource {
   const maxFileSize = opts.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
+  const maxStateSize = opts.maxStateSize ?? DEFAULT_MAX_STATE_SIZE;
   let last: Scan | undefined;
 
   async function scan(): Promise<Scan> {
@@ -69,8 +75,9 @@ export function createLocalSource(opts: LocalSourceOptions): LocalSource {
       const root = await resolveRoot(opts.path);
       const entries = await walk(root);
       let youngest = 0;
+      const budget = { left: maxStateSize };
       files = await mapLimit(entries, READ_CONCURRENCY, async (e) => {
-        const read = await toSourceFile(e, maxFileSize);
+        const read = await toSourceFile(e, maxFileSize, budget);
         if (read.mtimeMs > youngest) youngest = read.mtimeMs;
         return read.file;
       });
@@ -213,16 +220,18 @@ async function walk(root: string): Promise<Entry[]> {
 
 /**
  * Loadable files are read now (their bytes define the revision and are served from memory, so a
- * FileSet never mixes two versions of a file); other files are only stat'ed and read on demand.
+ * FileSet never mixes two versions of a file); other files are only stat'ed and read on demand,
+ * and so are loadable ones once the scan has read `budget.left` bytes (the state is over
+ * `storage.max_state_size` then: the store refuses it from the sizes, reading nothing more).
  */
-async function toSourceFile(e: Entry, maxFileSize: number): Promise<{ file: SourceFile; mtimeMs: number }> {
+async function toSourceFile(e: Entry, maxFileSize: number, budget: { left: number }): Promise<{ file: SourceFile; mtimeMs: number }> {
   const { path } = e;
   if (e.refused !== undefined) {
     const err = e.refused;
     return { file: { path, contentId: `refused:${err.rule}`, bytes: () => Promise.reject(err) }, mtimeMs: 0 };
   }
   const realPath = e.realPath as string;
-  if (!LOADABLE_EXTENSIONS.has(extname(path).toLowerCase())) {
+  if (!LOADABLE_EXTENSIONS.has(extname(path).toLowerCase()) || budget.left < 0) {
     const st = await stat(realPath).catch(() => undefined);
     const size = st?.size ?? 0;
     const file: SourceFile = {
@@ -235,6 +244,7 @@ async function toSourceFile(e: Entry, maxFileSize: number): Promise<{ file: Sour
   }
   try {
     const { bytes, mtimeMs } = await readLimited(path, realPath, maxFileSize);
+    budget.left -= bytes.byteLength;
     const contentId = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
     return { file: { path, size: bytes.byteLength, contentId, bytes: () => Promise.resolve(bytes) }, mtimeMs };
   } catch (err) {

@@ -10,10 +10,12 @@
  * - Each download is pinned to the listed ETag: an object replaced between listing and download
  *   fails the build rather than mixing two versions of the state.
  * - The bytes of the current objects are kept in memory (the state's size), dropped as soon as a
- *   listing no longer shows that key with that ETag.
+ *   listing no longer shows that key with that ETag. Sizes come from the listing: an object over
+ *   `maxFileSize`, or state files adding up to more than `maxStateSize`, are not downloaded (the
+ *   store refuses the revision from those sizes).
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_MAX_FILE_SIZE } from './file-refused.js';
+import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE } from './file-refused.js';
 import { INDEX_FILE_NAMES, selectStateFiles, type StateFile } from '../state/load.js';
 import type { ObjectEntry, ObjectProvider } from './object/provider.js';
 import type { FileSet, Revision, Source, SourceFile } from './types.js';
@@ -33,6 +35,8 @@ export interface ObjectSourceOptions {
   readonly maxFileSize?: number;
   /** Downloads in flight at once (default 8). */
   readonly concurrency?: number;
+  /** State files adding up to more than this are not downloaded ahead (the store refuses them by size). Default 64 MiB. */
+  readonly maxStateSize?: number;
 }
 
 export interface ObjectSourceStats {
@@ -64,6 +68,7 @@ export function createObjectSource(opts: ObjectSourceOptions): ObjectSource {
   const { provider, description } = opts;
   const reference = opts.referenceName ?? OBJECT_REFERENCE;
   const maxFileSize = opts.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
+  const maxStateSize = opts.maxStateSize ?? DEFAULT_MAX_STATE_SIZE;
   const concurrency = Math.max(1, opts.concurrency ?? 8);
   const listings = new Map<string, Listing>();
   /** key → bytes of the object with that ETag. */
@@ -88,7 +93,7 @@ export function createObjectSource(opts: ObjectSourceOptions): ObjectSource {
   async function bytesOf(e: ObjectEntry): Promise<Uint8Array> {
     const h = held.get(e.key);
     if (h !== undefined && h.etag === e.etag) return h.bytes;
-    const bytes = await provider.get(e.key, e.etag);
+    const bytes = await provider.get(e.key, e.etag, e.size);
     downloads++;
     held.set(e.key, { etag: e.etag, bytes });
     return bytes;
@@ -108,9 +113,10 @@ export function createObjectSource(opts: ObjectSourceOptions): ObjectSource {
       entries.map((e) => e.key),
       index,
     ).paths;
-    const todo = selected
-      .map((p) => byKey.get(p))
-      .filter((e): e is ObjectEntry => e !== undefined && e.size <= maxFileSize && held.get(e.key)?.etag !== e.etag);
+    const fitting = selected.map((p) => byKey.get(p)).filter((e): e is ObjectEntry => e !== undefined && e.size <= maxFileSize);
+    const stateSize = fitting.reduce((sum, e) => sum + e.size, index?.bytes.byteLength ?? 0);
+    if (stateSize > maxStateSize) return;
+    const todo = fitting.filter((e) => held.get(e.key)?.etag !== e.etag);
     let next = 0;
     const worker = async () => {
       while (next < todo.length) await bytesOf(todo[next++]!);

@@ -8,8 +8,14 @@
  *   (each verified against its digest), then tags the bundle in the store, so a restart while the
  *   registry is down serves it (`cachedRefs()`). A file's content id is its layer digest: the
  *   store's parse cache re-parses only the layers that changed.
+ * - Sizes are checked from the manifest before anything is downloaded: a config blob over
+ *   MAX_BUNDLE_CONFIG_SIZE refuses the bundle (a located problem, nothing downloaded); a layer
+ *   over `maxFileSize`, or layers adding up to more than `maxStateSize`, are not downloaded (the
+ *   state reader refuses them from their declared sizes). The registry client never reads more
+ *   bytes than a descriptor declares.
  * - Any failure throws: the snapshot store keeps serving the last good snapshot and reports it.
  */
+import type { Problem } from '../state/problem.js';
 import { EMPTY_JSON_DIGEST, manifestCreated, readBundleManifest } from './oci/bundle-format.js';
 import { formatOciReference, referenceName } from './oci/reference.js';
 import { RegistryError, type BundleStore, type Descriptor, type OciReference, type RegistryClient } from './oci/types.js';
@@ -28,7 +34,15 @@ export interface OciSourceOptions {
    * reports it as a located problem from its size), and such a bundle is not tagged locally.
    */
   readonly maxFileSize?: number;
+  /** `storage.max_state_size`: layers adding up to more are not downloaded (the store refuses them from their sizes). */
+  readonly maxStateSize?: number;
 }
+
+/**
+ * A bundle's config blob is `{}` (or a few hundred bytes of JSON): a manifest declaring a larger
+ * one is refused before it is downloaded, whatever size it claims.
+ */
+export const MAX_BUNDLE_CONFIG_SIZE = 1024 * 1024;
 
 export interface OciSource extends Source {
   readonly kind: 'oci';
@@ -112,12 +126,17 @@ export function createOciSource(opts: OciSourceOptions): OciSource {
       } catch (err) {
         throw new Error(`${described} (${rev.id}) is not a readable bundle: ${err instanceof Error ? err.message : String(err)}`);
       }
+      const config = read.manifest.config;
+      if (config.size > MAX_BUNDLE_CONFIG_SIZE) return { revision: revision(rev.id), files: [], problems: [configTooLarge(config)] };
       const fits = (d: Descriptor) => opts.maxFileSize === undefined || d.size <= opts.maxFileSize;
       const layers = read.layers.map((l) => l.descriptor);
-      const needed: Descriptor[] = [read.manifest.config, ...layers.filter(fits)];
+      const fitting = layers.filter(fits);
+      const stateSize = fitting.reduce((sum, d) => sum + d.size, 0);
+      const withinState = opts.maxStateSize === undefined || stateSize <= opts.maxStateSize;
+      const needed: Descriptor[] = [config, ...(withinState ? fitting : [])];
       await inBatches(needed, concurrency, ensureBlob);
       // Tagged only once every blob is local: the store never names a bundle it cannot serve.
-      if (layers.every(fits)) await store.tag(storeName, bytes);
+      if (withinState && fitting.length === layers.length) await store.tag(storeName, bytes);
       const created = manifestCreated(read.manifest);
       if (created !== undefined) createdOf.set(rev.id, created);
       const files: SourceFile[] = read.layers.map((l) => ({
@@ -144,6 +163,18 @@ export function createOciSource(opts: OciSourceOptions): OciSource {
       if (reference.digest !== undefined && (await store.hasBlob(reference.digest))) return new Map([[name, revision(reference.digest)]]);
       return new Map();
     },
+  };
+}
+
+function configTooLarge(config: Descriptor): Problem {
+  return {
+    severity: 'error',
+    rule: 'bundle.config-too-large',
+    file: '',
+    line: 0,
+    column: 0,
+    message: `the bundle's manifest declares a config blob of ${config.size} bytes (${config.digest}), over the limit of ${MAX_BUNDLE_CONFIG_SIZE} bytes: not downloaded`,
+    hint: 'push a bundle built by `vexil bundle build` or `flipt bundle build` (its config is `{}`)',
   };
 }
 

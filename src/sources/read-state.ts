@@ -1,11 +1,17 @@
 /**
  * FileSet → LoadResult, shared by every source and by `vexil validate`: find the index file at
- * the root, let the loader select the state files, read their bytes (within the size limit) and
+ * the root, let the loader select the state files, read their bytes (within the size limits) and
  * load them. A file that cannot be read becomes a located problem, never an exception.
+ *
+ * Two size limits, both checked from the sizes the backend knows before reading (git object
+ * headers, file stats, listings, descriptors) and again on the bytes actually read: each file
+ * (`maxFileSize`), and all state files of the revision together (`maxStateSize`, the index file
+ * included). A revision over the second is refused before any more is read, the problem located
+ * on the file that crossed the limit.
  */
 import { INDEX_FILE_NAMES, UNREAD, load, loadIfCached, parseCacheKey, selectStateFiles, type BuildCache, type LoadOptions, type LoadResult, type ParseCache, type StateFile } from '../state/load.js';
 import type { Problem } from '../state/problem.js';
-import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from './file-refused.js';
+import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE, FileRefusedError, stateTooLarge, tooLarge } from './file-refused.js';
 import type { FileSet, SourceFile } from './types.js';
 
 export interface ReadStateOptions {
@@ -18,6 +24,8 @@ export interface ReadStateOptions {
   readonly buildCache?: BuildCache;
   /** Files over this many bytes are refused with a `file.too-large` problem (default 8 MiB). */
   readonly maxFileSize?: number;
+  /** All state files together over this many bytes: a `state.too-large` problem (default 64 MiB). */
+  readonly maxStateSize?: number;
 }
 
 export interface ReadStateResult extends LoadResult {
@@ -27,7 +35,9 @@ export interface ReadStateResult extends LoadResult {
 
 export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promise<ReadStateResult> {
   const maxFileSize = opts.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
+  const budget = new StateBudget(opts.maxStateSize ?? DEFAULT_MAX_STATE_SIZE);
   const problems: Problem[] = [];
+  if (fileSet.problems?.some((p) => p.severity === 'error') === true) return { problems: sortProblems(fileSet.problems), files: [] };
 
   let indexFile: StateFile | undefined;
   for (const name of INDEX_FILE_NAMES) {
@@ -35,6 +45,8 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
     if (f === undefined) continue;
     const read = await readFile(f, maxFileSize);
     if ('problem' in read) return { problems: [read.problem], files: [] }; // no index = a different selection: do not guess
+    const over = budget.add(f.path, read.file.bytes.byteLength);
+    if (over !== undefined) return { problems: [problemOf(f, over)], files: [] };
     indexFile = read.file;
     break;
   }
@@ -48,17 +60,34 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
   // Files whose content the parse cache already holds are not read (a branch shares most of its
   // files with others): the load then runs from the cache, and reads them only if it needs them.
   const byPath = new Map(fileSet.files.map((f) => [f.path, f]));
+  const selected = selection.paths.flatMap((path) => byPath.get(path) ?? []);
+  const refused = (problem: Problem): ReadStateResult => ({ problems: sortProblems([...problems, problem]), files: selection.paths });
+
+  // Sizes known before reading: a revision whose state is over the limit is refused unread.
+  for (const f of selected) {
+    if (f.size === undefined || f.size > maxFileSize) continue; // the latter is refused on its own
+    const over = budget.add(f.path, f.size);
+    if (over !== undefined) return refused(problemOf(f, over));
+  }
+  /** Reads `f`, counting the bytes its known size did not announce. */
+  const readCounted = async (f: SourceFile) => {
+    const read = await readFile(f, maxFileSize);
+    if ('problem' in read) return read;
+    const unannounced = read.file.bytes.byteLength - (f.size ?? 0);
+    const over = unannounced > 0 ? budget.add(f.path, unannounced) : undefined;
+    return over !== undefined ? { problem: problemOf(f, over), over: true } : read;
+  };
+
   const stateFiles: StateFile[] = [];
   const unread = new Map<number, SourceFile>();
-  for (const path of selection.paths) {
-    const f = byPath.get(path);
-    if (f === undefined) continue;
+  for (const f of selected) {
     if (cached(f, opts.parseCache, maxFileSize)) {
       unread.set(stateFiles.length, f);
       stateFiles.push({ path: f.path, bytes: UNREAD, contentId: contentIdOf(f) });
       continue;
     }
-    const read = await readFile(f, maxFileSize);
+    const read = await readCounted(f);
+    if ('over' in read) return refused(read.problem);
     if ('problem' in read) problems.push(read.problem);
     else stateFiles.push(read.file);
   }
@@ -73,7 +102,8 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
   let result = unread.size > 0 ? loadIfCached(stateFiles, loadOptions) : undefined;
   if (result === undefined) {
     for (const [index, f] of unread) {
-      const read = await readFile(f, maxFileSize);
+      const read = await readCounted(f);
+      if ('over' in read) return refused(read.problem);
       if ('problem' in read) problems.push(read.problem);
       stateFiles[index] = 'problem' in read ? DROPPED : read.file;
     }
@@ -119,17 +149,31 @@ async function readFile(f: SourceFile, maxFileSize: number): Promise<{ file: Sta
       err instanceof FileRefusedError
         ? err
         : new FileRefusedError('file.unreadable', `${f.path} could not be read: ${(err as Error).message}`);
-    return {
-      problem: {
-        severity: 'error',
-        rule: refused.rule,
-        file: f.path,
-        line: 0,
-        column: 0,
-        message: refused.message,
-        ...(refused.hint !== undefined ? { hint: refused.hint } : {}),
-      },
-    };
+    return { problem: problemOf(f, refused) };
+  }
+}
+
+function problemOf(f: SourceFile, refused: FileRefusedError): Problem {
+  return {
+    severity: 'error',
+    rule: refused.rule,
+    file: f.path,
+    line: 0,
+    column: 0,
+    message: refused.message,
+    ...(refused.hint !== undefined ? { hint: refused.hint } : {}),
+  };
+}
+
+/** Bytes of the revision's state files counted so far, against `storage.max_state_size`. */
+class StateBudget {
+  private total = 0;
+  constructor(private readonly max: number) {}
+
+  /** Counts `size` more bytes of `path`: the refusal when they bring the total over the limit. */
+  add(path: string, size: number): FileRefusedError | undefined {
+    this.total += size;
+    return this.total > this.max ? stateTooLarge(path, size, this.total, this.max) : undefined;
   }
 }
 

@@ -2,6 +2,8 @@
  * A Source knows one backend and nothing else: which references exist, which revision each
  * points at, and the bytes of the files at a revision. It never parses YAML.
  */
+import type { Problem } from '../state/problem.js';
+
 export interface Revision {
   /** Commit id, manifest digest, or a content hash of the file set (local). */
   readonly id: string;
@@ -22,6 +24,12 @@ export interface SourceFile {
 export interface FileSet {
   readonly revision: Revision;
   readonly files: readonly SourceFile[];
+  /**
+   * What the backend refused in the revision itself, before any file (e.g. a bundle whose
+   * manifest declares a config blob over the limit): the revision is rejected with these
+   * problems, like an invalid one, and no file is read.
+   */
+  readonly problems?: readonly Problem[];
 }
 
 export interface Source {

@@ -73,3 +73,29 @@ t.test('an unreadable index file stops the read with a problem on it', async (t)
   t.equal(r.snapshot, undefined);
   t.match(r.problems, [{ rule: 'file.symlink-outside-root', file: '.vexil.yml' }]);
 });
+
+t.test('storage.max_state_size: counted on the bytes read when a backend knows no sizes; the index file counts', async (t) => {
+  const bytes = (text: string) => new TextEncoder().encode(text);
+  let reads = 0;
+  const file = (path: string, text: string) => ({
+    path,
+    contentId: path,
+    bytes: () => {
+      reads++;
+      return Promise.resolve(bytes(text));
+    },
+  });
+  const text = hello.toString('utf8');
+  const other = text.replace('namespace: default', 'namespace: other');
+  const fileSet = {
+    revision: { id: 'r1', ref: 'main' },
+    files: [file('.vexil.yml', 'version: "1.0"\ninclude: ["*.yml"]\n'), file('a.yml', text), file('b.yml', other), file('c.yml', other.replace('other', 'third'))],
+  };
+  const limit = text.length + other.length; // the index file makes b.yml cross it
+  const r = await readState(fileSet, { reference: 'main', maxStateSize: limit });
+  t.notOk(r.snapshot);
+  t.match(r.problems, [{ severity: 'error', rule: 'state.too-large', file: 'b.yml', message: new RegExp(`add up to more than ${limit} bytes: b\\.yml`) }]);
+  t.equal(reads, 3, 'reading stopped at the file that crossed the limit');
+  const roomy = await readState(fileSet, { reference: 'main', maxStateSize: 1024 * 1024 });
+  t.ok(roomy.snapshot, 'the same files within the limit load');
+});

@@ -42,6 +42,8 @@ export function gitStorageFromConfig(config: Config, baseDir: string, opts: { wo
       opts.workerSlot === undefined ? '' : `worker-${opts.workerSlot}`,
     ),
     insecureSkipTls: git.insecure_skip_tls,
+    maxFileSize: config.storage.max_file_size,
+    maxFetchSize: git.max_fetch_size,
     ...(git.ca_cert_path !== undefined ? { caCertPath: resolve(baseDir, git.ca_cert_path) } : {}),
     ...(auth !== undefined ? { auth } : {}),
   });

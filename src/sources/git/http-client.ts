@@ -6,7 +6,10 @@
  * - TLS settings from the config (`insecure_skip_tls`, extra CAs from `ca_cert_path`);
  * - keep-alive connections reused across polls (a no-change poll is one request on a warm socket),
  *   with the one retry Node recommends when a reused socket turns out closed by the server;
- * - counters of requests and bytes (tests count round trips; the benchmark reports them).
+ * - counters of requests and bytes (tests count round trips; the benchmark reports them);
+ * - a cap on the bytes of each response, checked as they arrive: a server (or a man in the middle)
+ *   sending an endless answer fails the request instead of filling memory. Ref listings get
+ *   `maxResponseBytes`; a fetch passes its own, larger cap for the pack (see pack-fetch.ts).
  * Redirects are followed (at most 5); credentials are not sent to another origin.
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
@@ -23,7 +26,22 @@ export interface GitHttpClientOptions {
   /** A request fails when not complete after this long (default 10 min: large first fetches). */
   readonly totalTimeoutMs?: number;
   readonly userAgent?: string;
+  /** Bytes one response may carry unless the request says otherwise (default MAX_LISTING_BYTES). */
+  readonly maxResponseBytes?: number;
 }
+
+/**
+ * Default cap of a response: ref advertisements and listings. A v0/v1 advertisement lists every
+ * ref, pull-request refs included: ~70 bytes each, so 64 MiB is ~900,000 refs, several times what
+ * the largest public repositories advertise (kubernetes/kubernetes: ~300,000 with its PR refs).
+ */
+export const MAX_LISTING_BYTES = 64 * 1024 * 1024;
+
+/** GitTransportError code of a response over its cap. */
+export const RESPONSE_TOO_LARGE = 'ERESPONSETOOLARGE';
+
+/** isomorphic-git's request, plus a cap on this response's bytes. */
+export type CappedGitHttpRequest = GitHttpRequest & { readonly maxResponseBytes?: number };
 
 export interface GitHttpStats {
   /** HTTP requests sent (each redirect hop and retry counts). */
@@ -33,6 +51,7 @@ export interface GitHttpStats {
 }
 
 export interface GitHttpClient extends HttpClient {
+  request(req: CappedGitHttpRequest): Promise<GitHttpResponse>;
   readonly stats: GitHttpStats;
   /** Closes idle keep-alive connections. */
   close(): void;
@@ -62,12 +81,14 @@ export function createGitHttpClient(opts: GitHttpClientOptions = {}): GitHttpCli
     ...(opts.caPem !== undefined ? { ca: [...rootCertificates, opts.caPem] } : {}),
   });
   const userAgent = opts.userAgent ?? 'git/isomorphic-git vexil';
+  const defaultMaxBytes = opts.maxResponseBytes ?? MAX_LISTING_BYTES;
 
   function once(
     url: URL,
     method: string,
     headers: Record<string, string>,
     body: Buffer | undefined,
+    maxBytes: number,
   ): Promise<{ res: IncomingMessage; data: Buffer; reused: boolean }> {
     const isHttps = url.protocol === 'https:';
     return new Promise((resolve, reject) => {
@@ -99,10 +120,18 @@ export function createGitHttpClient(opts: GitHttpClientOptions = {}): GitHttpCli
         fail(wrapped);
       });
       req.on('response', (res) => {
+        const declared = Number(res.headers['content-length']);
+        if (declared > maxBytes) {
+          fail(tooLarge(url, maxBytes));
+          return;
+        }
         const chunks: Buffer[] = [];
+        let received = 0;
         res.on('data', (c: Buffer) => {
           stats.bytesReceived += c.length;
-          chunks.push(c);
+          received += c.length;
+          if (received > maxBytes) fail(tooLarge(url, maxBytes));
+          else chunks.push(c);
         });
         res.on('error', (err: NodeJS.ErrnoException) => fail(transportError(err, url)));
         res.on('end', () => {
@@ -117,25 +146,26 @@ export function createGitHttpClient(opts: GitHttpClientOptions = {}): GitHttpCli
     });
   }
 
-  async function sendWithRetry(url: URL, method: string, headers: Record<string, string>, body: Buffer | undefined) {
+  async function sendWithRetry(url: URL, method: string, headers: Record<string, string>, body: Buffer | undefined, maxBytes: number) {
     try {
-      return await once(url, method, headers, body);
+      return await once(url, method, headers, body, maxBytes);
     } catch (err) {
       // A keep-alive socket the server closed meanwhile: Node's documented remedy is one retry.
       if ((err as { reused?: boolean }).reused === true && (err as GitTransportError).code === 'ECONNRESET') {
-        return once(url, method, headers, body);
+        return once(url, method, headers, body, maxBytes);
       }
       throw err;
     }
   }
 
-  async function request(req: GitHttpRequest): Promise<GitHttpResponse> {
+  async function request(req: CappedGitHttpRequest): Promise<GitHttpResponse> {
     const method = req.method ?? 'GET';
+    const maxBytes = req.maxResponseBytes ?? defaultMaxBytes;
     const body = req.body === undefined ? undefined : await collect(req.body);
     let url = new URL(req.url);
     let headers: Record<string, string> = { ...(req.headers ?? {}) };
     for (let hop = 0; ; hop++) {
-      const { res, data } = await sendWithRetry(url, method, headers, body);
+      const { res, data } = await sendWithRetry(url, method, headers, body, maxBytes);
       const status = res.statusCode ?? 0;
       const location = res.headers.location;
       if ([301, 302, 303, 307, 308].includes(status) && location !== undefined && hop < MAX_REDIRECTS) {
@@ -165,6 +195,13 @@ export function createGitHttpClient(opts: GitHttpClientOptions = {}): GitHttpCli
       httpsAgent.destroy();
     },
   };
+}
+
+function tooLarge(url: URL, maxBytes: number): GitTransportError {
+  return new GitTransportError(
+    `the git server at ${url.host} sent a response of more than ${maxBytes} bytes, over the limit for one response`,
+    RESPONSE_TOO_LARGE,
+  );
 }
 
 function transportError(err: NodeJS.ErrnoException, url: URL): GitTransportError {

@@ -11,6 +11,8 @@
  * - Fetches are serialised. A fetch of one ref tells the server the best commit we already hold
  *   (that ref's previous tip, else the default branch's), so a new branch forked from main
  *   transfers only its own commits instead of the whole history again.
+ * - The pack a fetch receives is indexed by us, in bounded memory, not by isomorphic-git (which
+ *   inflates every object whole): see pack-fetch.ts. It is capped at `maxFetchSize` bytes.
  * - Compaction: every fetch adds a pack file and isomorphic-git cannot repack, while each object
  *   read scans the pack list. Once there are more than `maxPacks`, the mirror is fetched again
  *   whole into a fresh folder (one pack) which then replaces it; the old folder is deleted.
@@ -24,7 +26,9 @@ import { atomicFs, TEMP_MARKER } from './atomic-fs.js';
 import { describeGitError } from './errors.js';
 import type { GitHttpClient } from './http-client.js';
 import type { RemoteRef } from './ls-refs.js';
-import { peel, type ObjectDb } from './objects.js';
+import { readObjectHeader } from './object-header.js';
+import { checkObject, peel, type ObjectDb } from './objects.js';
+import { packFetchingHttp } from './pack-fetch.js';
 
 export interface MirrorOptions {
   readonly cacheDir: string;
@@ -35,7 +39,19 @@ export interface MirrorOptions {
   readonly hasCredentials: boolean;
   /** Compact when a fetch leaves more pack files than this (default 40). */
   readonly maxPacks?: number;
+  /** Bytes one fetch may receive (default DEFAULT_MAX_FETCH_SIZE). */
+  readonly maxFetchSize?: number;
 }
+
+/** Default of `storage.git.max_fetch_size`. */
+export const DEFAULT_MAX_FETCH_SIZE = 1024 * 1024 * 1024;
+
+/**
+ * The largest object a fetch inflates whole to resolve deltas (a delta, its base or its result).
+ * Objects stored whole are indexed as streams at any size; git never deltifies objects over its
+ * core.bigFileThreshold (512 MiB), and hosted services refuse files far smaller (GitHub: 100 MB).
+ */
+export const MAX_DELTA_OBJECT_SIZE = 256 * 1024 * 1024;
 
 export interface Mirror extends ObjectDb {
   /** Fetches one ref; `haveRef` is a local ref whose commit the server can assume we hold. */
@@ -138,6 +154,21 @@ export async function openMirror(opts: MirrorOptions): Promise<Mirror> {
     },
   };
   const maxPacks = opts.maxPacks ?? 40;
+  /** The client one fetch into `into` talks through: it takes the pack (see pack-fetch.ts). */
+  const fetchHttp = (into: string) =>
+    packFetchingHttp({
+      http: opts.http,
+      gitdir: into,
+      maxFetchSize: opts.maxFetchSize ?? DEFAULT_MAX_FETCH_SIZE,
+      maxObjectSize: MAX_DELTA_OBJECT_SIZE,
+      // A ref-delta's base we already hold (servers send thin packs only when asked; kept for safety).
+      externalBase: async (oid) => {
+        if (into !== gitdir || (await readObjectHeader(db, oid)) === undefined) return undefined;
+        const { type } = await checkObject(db, oid, undefined, MAX_DELTA_OBJECT_SIZE);
+        const { object } = await git.readObject({ fs, gitdir, oid, cache, format: 'content' });
+        return { type, content: object as Uint8Array };
+      },
+    });
   let fetches = 0;
   let tail: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
@@ -168,7 +199,7 @@ export async function openMirror(opts: MirrorOptions): Promise<Mirror> {
       fetches++;
       await git.fetch({
         fs,
-        http: opts.http,
+        http: fetchHttp(staging),
         gitdir: staging,
         cache: {},
         remote: 'origin',
@@ -210,7 +241,7 @@ export async function openMirror(opts: MirrorOptions): Promise<Mirror> {
         try {
           await git.fetch({
             fs,
-            http: opts.http,
+            http: fetchHttp(gitdir),
             gitdir,
             cache,
             remote: 'origin',
@@ -233,7 +264,7 @@ export async function openMirror(opts: MirrorOptions): Promise<Mirror> {
         try {
           await git.fetch({
             fs,
-            http: opts.http,
+            http: fetchHttp(gitdir),
             gitdir,
             cache,
             remote: 'origin',

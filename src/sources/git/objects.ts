@@ -4,8 +4,10 @@
  * holding the same bytes at the same path shares one parsed document in the store's parse cache.
  */
 import git from 'isomorphic-git';
-import { FileRefusedError } from '../file-refused.js';
+import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from '../file-refused.js';
 import type { Revision, SourceFile } from '../types.js';
+import { readObjectHeader, type StoredObject } from './object-header.js';
+import type { ObjectType } from './pack-format.js';
 
 export interface ObjectDb {
   /** isomorphic-git FsClient. */
@@ -22,40 +24,55 @@ type Fs = Parameters<typeof git.readCommit>[0]['fs'];
 
 const fsOf = (db: ObjectDb) => db.fs as Fs;
 
+/** An object too large to inflate (isomorphic-git holds an object whole while reading it). */
+export class ObjectTooLargeError extends Error {
+  constructor(oid: string, stored: StoredObject, limit: number) {
+    const what =
+      stored.footprint > stored.size
+        ? `is stored as a delta of an object of ${stored.footprint} bytes`
+        : `is ${stored.size} bytes`;
+    super(`${stored.type} ${oid} ${what}, over the limit of ${limit} bytes`);
+    this.name = 'ObjectTooLargeError';
+  }
+}
+
+/**
+ * The header of `oid`, checked before anything inflates it: it exists (else an error with code
+ * NotFoundError, as isomorphic-git's), has the expected type, and fits in `limit` bytes.
+ */
+export async function checkObject(db: ObjectDb, oid: string, type: ObjectType | undefined, limit: number): Promise<StoredObject> {
+  const stored = await readObjectHeader(db, oid);
+  if (stored === undefined) throw Object.assign(new Error(`object ${oid} is not in the repository`), { code: 'NotFoundError' });
+  if (type !== undefined && stored.type !== type) {
+    throw Object.assign(new Error(`object ${oid} is a ${stored.type}, not a ${type}`), { code: 'ObjectTypeError' });
+  }
+  if (stored.footprint > limit) throw new ObjectTooLargeError(oid, stored, limit);
+  return stored;
+}
+
+/** True when `oid` is a commit in the database (read from its header: nothing is inflated). */
 export async function hasCommit(db: ObjectDb, oid: string): Promise<boolean> {
-  try {
-    await git.readCommit({ fs: fsOf(db), gitdir: db.gitdir, oid, cache: db.cache });
-    return true;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'NotFoundError') return false;
-    throw err;
-  }
+  const stored = await readObjectHeader(db, oid);
+  if (stored === undefined) return false;
+  if (stored.type !== 'commit') throw Object.assign(new Error(`object ${oid} is a ${stored.type}, not a commit`), { code: 'ObjectTypeError' });
+  return true;
 }
 
-/** True when the object exists, whatever its type. */
-export async function hasObject(db: ObjectDb, oid: string): Promise<boolean> {
-  try {
-    await git.readObject({ fs: fsOf(db), gitdir: db.gitdir, oid, format: 'deflated', cache: db.cache });
-    return true;
-  } catch (err) {
-    if ((err as { code?: string }).code === 'NotFoundError') return false;
-    throw err;
-  }
-}
-
-/** Follows annotated tags to the object they name. */
+/** Follows annotated tags to the object they name (only tags are read). */
 export async function peel(db: ObjectDb, oid: string): Promise<string> {
   let at = oid;
   for (let i = 0; i < 10; i++) {
-    const o = await git.readObject({ fs: fsOf(db), gitdir: db.gitdir, oid: at, cache: db.cache });
-    if (o.type !== 'tag') return at;
-    at = (o.object as { object: string }).object;
+    const stored = await checkObject(db, at, undefined, Number.POSITIVE_INFINITY);
+    if (stored.type !== 'tag') return at;
+    await checkObject(db, at, 'tag', DEFAULT_MAX_FILE_SIZE);
+    at = (await git.readTag({ fs: fsOf(db), gitdir: db.gitdir, oid: at, cache: db.cache })).tag.object;
   }
   return at;
 }
 
 /** `Name <email>`, the message without its trailing newline, and the commit time (RFC 3339). */
 export async function revisionMeta(db: ObjectDb, oid: string): Promise<NonNullable<Revision['meta']>> {
+  await checkObject(db, oid, 'commit', DEFAULT_MAX_FILE_SIZE);
   const { commit } = await git.readCommit({ fs: fsOf(db), gitdir: db.gitdir, oid, cache: db.cache });
   return {
     author: `${commit.author.name} <${commit.author.email}>`,
@@ -79,28 +96,28 @@ export function normalizeDirectory(directory: string | undefined): string {
 }
 
 /**
- * Every file under `directory` at `commit`, paths relative to it, in byte order. Symlinks are
- * listed but refused (their target is outside our reach); submodules are skipped.
+ * Every file under `directory` at `commit`, paths relative to it, in byte order, each with its
+ * size (from its object header). Symlinks are listed but refused (their target is outside our
+ * reach); submodules are skipped. No object over `maxFileSize` is inflated: a larger blob is
+ * refused when read (a located problem), a larger commit or tree fails the listing.
  */
-export async function listFiles(db: ObjectDb, commit: string, directory: string): Promise<SourceFile[]> {
+export async function listFiles(db: ObjectDb, commit: string, directory: string, maxFileSize = DEFAULT_MAX_FILE_SIZE): Promise<SourceFile[]> {
   const fs = fsOf(db);
-  const { gitdir, cache } = db;
-  let root: string;
-  if (directory === '') {
-    root = (await git.readCommit({ fs, gitdir, oid: commit, cache })).commit.tree;
-  } else {
-    try {
-      root = (await git.readTree({ fs, gitdir, oid: commit, filepath: directory, cache })).oid;
-    } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (code === 'NotFoundError' || code === 'ObjectTypeError') throw new DirectoryMissingError(directory, commit);
-      throw err;
-    }
+  const { gitdir } = db;
+  const readTree = async (oid: string) => {
+    await checkObject(db, oid, 'tree', maxFileSize);
+    return (await git.readTree({ fs, gitdir, oid, cache: db.cache })).tree;
+  };
+  await checkObject(db, commit, 'commit', maxFileSize);
+  let root = (await git.readCommit({ fs, gitdir, oid: commit, cache: db.cache })).commit.tree;
+  for (const part of directory === '' ? [] : directory.split('/')) {
+    const entry = (await readTree(root)).find((e) => e.path === part);
+    if (entry?.type !== 'tree') throw new DirectoryMissingError(directory, commit);
+    root = entry.oid;
   }
   const out: SourceFile[] = [];
   const visit = async (treeOid: string, prefix: string): Promise<void> => {
-    const { tree } = await git.readTree({ fs, gitdir, oid: treeOid, cache });
-    for (const e of tree) {
+    for (const e of await readTree(treeOid)) {
       const path = prefix === '' ? e.path : `${prefix}/${e.path}`;
       if (e.type === 'tree') {
         if (!SKIPPED_DIRS.has(e.path)) await visit(e.oid, path);
@@ -114,7 +131,13 @@ export async function listFiles(db: ObjectDb, commit: string, directory: string)
           out.push({ path, contentId: `refused:${refused.rule}`, bytes: () => Promise.reject(refused) });
         } else {
           const oid = e.oid;
-          out.push({ path, contentId: oid, bytes: () => readBlob(db, oid) });
+          const stored = await readObjectHeader(db, oid);
+          out.push({
+            path,
+            contentId: oid,
+            ...(stored !== undefined ? { size: stored.size } : {}),
+            bytes: () => readBlob(db, oid, path, maxFileSize),
+          });
         }
       }
       // type 'commit': a submodule, whose content is not in this repository
@@ -125,7 +148,20 @@ export async function listFiles(db: ObjectDb, commit: string, directory: string)
   return out;
 }
 
-export async function readBlob(db: ObjectDb, oid: string): Promise<Uint8Array> {
+/** A file's bytes, refused (file.too-large) when it, or an object git stored it as a delta of, is over `maxFileSize`. */
+export async function readBlob(db: ObjectDb, oid: string, path: string, maxFileSize: number): Promise<Uint8Array> {
+  try {
+    await checkObject(db, oid, 'blob', maxFileSize);
+  } catch (err) {
+    if (!(err instanceof ObjectTooLargeError)) throw err;
+    const stored = (await readObjectHeader(db, oid))!;
+    if (stored.size > maxFileSize) throw tooLarge(path, stored.size, maxFileSize);
+    throw new FileRefusedError(
+      'file.too-large',
+      `${path} is stored as a delta of an object of ${stored.footprint} bytes, over the limit of ${maxFileSize} bytes`,
+      'git stores this file as a change to a larger object: raise storage.max_file_size',
+    );
+  }
   const { blob } = await git.readBlob({ fs: fsOf(db), gitdir: db.gitdir, oid, cache: db.cache });
   return blob;
 }

@@ -75,7 +75,12 @@ export function objectStorageFromConfig(config: Config, _ctx: StorageContext): O
   if (problems.length > 0) throw new ConfigError(problems);
   const provider = providerFromConfig(object);
   const description = provider.describe();
-  const source = createObjectSource({ provider, description, maxFileSize: config.storage.max_file_size });
+  const source = createObjectSource({
+    provider,
+    description,
+    maxFileSize: config.storage.max_file_size,
+    maxStateSize: config.storage.max_state_size,
+  });
   return {
     source,
     store: {

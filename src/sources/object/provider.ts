@@ -24,8 +24,9 @@ export interface ObjectProvider {
   /**
    * The bytes of `key` if its entity tag is still `etag`; otherwise an ObjectStoreError of kind
    * `changed` (the object was replaced since it was listed) or `not-found` (deleted since).
+   * More than `maxBytes` (the listed size) is refused as it arrives, never buffered.
    */
-  get(key: string, etag: string): Promise<Uint8Array>;
+  get(key: string, etag: string, maxBytes?: number): Promise<Uint8Array>;
   /** Where the objects live, for messages (`s3://bucket/prefix`): never a credential. */
   describe(): string;
   close?(): Promise<void>;

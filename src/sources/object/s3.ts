@@ -194,7 +194,7 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
       } while (token !== undefined);
       return out;
     },
-    async get(key, etag) {
+    async get(key, etag, maxBytes) {
       const s3 = await client();
       const where = `${location}${key}`;
       try {
@@ -205,7 +205,7 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
           (res.Body as { destroy?: () => void } | undefined)?.destroy?.();
           throw changed(where);
         }
-        const bytes = res.Body === undefined ? new Uint8Array() : await res.Body.transformToByteArray();
+        const bytes = res.Body === undefined ? new Uint8Array() : await readCapped(res.Body as unknown as AsyncIterable<Uint8Array>, res.ContentLength, maxBytes, where);
         bytesReceived += bytes.byteLength;
         return bytes;
       } catch (err) {
@@ -224,6 +224,27 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
       if (c !== undefined) (await c.catch(() => undefined))?.destroy();
     },
   };
+}
+
+/**
+ * The body, refusing an object that announces (Content-Length) or sends more than `maxBytes`, the
+ * size the listing gave: a service cannot make us buffer more than it listed.
+ */
+async function readCapped(body: AsyncIterable<Uint8Array> & { destroy?: () => void }, announced: number | undefined, maxBytes: number | undefined, where: string): Promise<Uint8Array> {
+  const refuse = (size: string) => {
+    body.destroy?.();
+    return new ObjectStoreError('changed', `${where} is ${size} bytes, more than the ${maxBytes} bytes listed; the next poll reads the new listing`);
+  };
+  if (maxBytes !== undefined && announced !== undefined && announced > maxBytes) throw refuse(String(announced));
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.byteLength;
+    if (maxBytes !== undefined && total > maxBytes) throw refuse(`over ${maxBytes}`);
+    chunks.push(chunk);
+  }
+  const joined = Buffer.concat(chunks, total);
+  return new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength);
 }
 
 function changed(where: string): ObjectStoreError {

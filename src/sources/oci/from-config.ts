@@ -50,6 +50,7 @@ export function ociStorageFromConfig(config: Config, ctx: StorageContext): Stora
     client: createRegistryClient({ ...(hasCredentials ? { credentials } : {}), userAgent: 'vexil' }),
     store: lazyBundleStore(bundlesDir),
     maxFileSize: config.storage.max_file_size,
+    maxStateSize: config.storage.max_state_size,
   });
   return {
     source,
