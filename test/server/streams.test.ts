@@ -188,6 +188,12 @@ t.test('SSE: a connected comment, then an event per change with id = the ETag; ?
   t.same(missing.body, { code: 5, message: 'namespace "nope" not found', details: [] });
   const post = await call(`${s.url}${SSE('default')}`, { method: 'POST' });
   t.equal(post.status, 405);
+  for (const path of [SSE('default'), NDJSON('default')]) {
+    const head = await fetch(`${s.url}${path}`, { method: 'HEAD' });
+    t.equal(head.status, 200, `HEAD ${path}`);
+    t.match(head.headers.get('content-type'), /^(text\/event-stream|application\/x-ndjson)/);
+  }
+  t.equal(s.http.app.vexil.streams.size, 2, 'HEAD opens no stream');
 });
 
 t.test('Last-Event-ID: the current ETag → nothing resent (only the connected comment); another → the state again', async (t) => {

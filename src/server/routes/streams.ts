@@ -62,8 +62,15 @@ export function registerStreamRoutes(router: Router<AppState>, deps: StreamRoute
       // The client snapshot's wording on Flipt's path.
       throw notFound(protocol === 'ndjson' ? `getting flags: namespace "${namespace}" not found` : `namespace "${namespace}" not found`);
     }
+    ctx.status = 200;
+    ctx.set('Content-Type', protocol === 'ndjson' ? NDJSON_CONTENT_TYPE : SSE_CONTENT_TYPE);
+    ctx.set('Cache-Control', 'no-cache');
+    // nginx buffers proxied answers by default; a stream must pass through as it is written.
+    ctx.set('X-Accel-Buffering', 'no');
+    // A HEAD request sees the head a stream would have, and no stream.
+    if (ctx.method === 'HEAD') return;
     const auth = streamAuthentication(ctx, gates, authClock, ctx.state.log);
-    const body = hub.open({
+    hub.open({
       protocol,
       snapshot,
       namespace,
@@ -73,12 +80,8 @@ export function registerStreamRoutes(router: Router<AppState>, deps: StreamRoute
       ...(auth !== undefined ? { auth } : {}),
       log: ctx.state.log,
     });
-    ctx.status = 200;
-    ctx.set('Content-Type', protocol === 'ndjson' ? NDJSON_CONTENT_TYPE : SSE_CONTENT_TYPE);
-    ctx.set('Cache-Control', 'no-cache');
-    // nginx buffers proxied answers by default; a stream must pass through as it is written.
-    ctx.set('X-Accel-Buffering', 'no');
-    ctx.body = body;
+    // The hub writes the response from now on.
+    ctx.respond = false;
   };
 
   router.get('/client/v2/environments/:environment/namespaces/:namespace/stream', async (ctx) => {

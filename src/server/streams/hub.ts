@@ -14,18 +14,18 @@
  * for a client that is behind, and one whose credential must be checked first (stream-auth.ts)
  * gets the latest state once the check passes, in order by construction.
  *
- * Writes never wait for a client. Each stream is a Readable that Koa pipes into the response;
- * bytes a client has not taken are counted (the Readable's buffer plus the response's), and a
- * client that still has more than `server.stream_buffer_limit` bytes unread when the next frame
- * or heartbeat is due is disconnected: it reconnects and gets the current state, instead of
- * holding memory for a backlog of states nobody needs.
+ * Writes never wait for a client: frames go straight to the response (no stream in between,
+ * which would cost memory per connection and time per write), and what a client has not taken
+ * is the response's `writableLength`. A client that still has more than
+ * `server.stream_buffer_limit` bytes unread when the next frame or heartbeat is due is
+ * disconnected: it reconnects and gets the current state, instead of holding memory for a
+ * backlog of states nobody needs.
  *
  * Also here: the bound on open streams (`server.max_streams`, 503 with Retry-After beyond it),
  * heartbeats (`server.stream_heartbeat_interval`), keeping each streamed reference in use so the
  * store does not drop it as idle, ending every stream on shutdown, and the stream metrics.
  */
 import type { ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { Code, VexilError } from '../../errors.js';
@@ -94,10 +94,12 @@ export interface StreamHub {
   /** Throws 503 (with Retry-After) when no stream may open now: at the limit, or shutting down. */
   admit(): void;
   /**
-   * Subscribes the request and returns the body to respond with (its first frame already queued).
+   * Subscribes the request. The route answers with the response itself (Koa's `ctx.respond =
+   * false`) after setting its status and headers; the first frame is written once the request's
+   * middleware has finished (the request log adds headers on its way out), which sends the head.
    * Throws 503 as admit() does, 404 when the namespace is no longer in the reference's snapshot.
    */
-  open(request: StreamRequest): Readable;
+  open(request: StreamRequest): void;
   /** Streams open now. */
   readonly size: number;
   /** Graceful shutdown: ends every stream (clients reconnect elsewhere) and refuses new ones. */
@@ -172,6 +174,8 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
   class Subscriber {
     /** The ETag of the last state written; undefined until the first. */
     sentEtag: string | undefined;
+    /** Set once the first bytes may go (see open()). */
+    private started = false;
     private checking = false;
     private wantHeartbeat = false;
     private closed = false;
@@ -184,7 +188,6 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
       readonly topic: Topic,
       readonly protocol: StreamProtocol,
       private readonly withSnapshot: boolean,
-      readonly out: Readable,
       private readonly res: ServerResponse,
       private readonly auth: StreamAuthentication | undefined,
       private readonly log: Logger,
@@ -222,24 +225,36 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
       );
     }
 
+    /** The first bytes: SSE's connected comment, then the state unless `lastEventId` is it already. */
+    start(lastEventId: string | undefined): void {
+      if (this.closed) return;
+      this.started = true;
+      if (this.protocol === 'sse') {
+        this.res.write(SSE_CONNECTED);
+        // Reconnected with the current state: nothing to resend.
+        if (lastEventId === this.topic.etag) this.sentEtag = lastEventId;
+      }
+      this.flush();
+    }
+
     /** Writes what is due: the current state when the client has not had it, else a pending heartbeat. */
     flush(): void {
-      if (this.closed) return;
+      if (this.closed || !this.started) return;
       const stateDue = this.topic.etag !== this.sentEtag;
       if (!stateDue && !this.wantHeartbeat) return;
       // Measured before writing, so one frame larger than the bound still goes to a client that keeps up.
-      if (this.out.readableLength + this.res.writableLength > bufferLimit) {
+      if (this.res.writableLength > bufferLimit) {
         this.drop();
         return;
       }
       this.wantHeartbeat = false;
       if (stateDue) {
-        this.out.push(this.topic.frame(this.protocol, this.withSnapshot));
+        this.res.write(this.topic.frame(this.protocol, this.withSnapshot));
         this.sentEtag = this.topic.etag;
         this.events++;
         metrics.events[this.protocol].inc();
       } else {
-        this.out.push(this.protocol === 'sse' ? SSE_HEARTBEAT : NDJSON_HEARTBEAT);
+        this.res.write(this.protocol === 'sse' ? SSE_HEARTBEAT : NDJSON_HEARTBEAT);
       }
     }
 
@@ -248,8 +263,8 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
       if (this.closed) return;
       this.closed = true;
       this.reason = reason;
-      if (last !== undefined) this.out.push(last);
-      this.out.push(null);
+      if (last !== undefined) this.res.end(last);
+      else this.res.end();
     }
 
     /** Too far behind: cut the connection (nothing queued for it is worth sending any more). */
@@ -370,22 +385,22 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
     open(request) {
       admit();
       const topic = topicFor(request.snapshot, request.namespace);
-      // Never read from: the hub pushes frames, Koa pipes them to the response.
-      const out = new Readable({ read() {} });
-      const subscriber = new Subscriber(topic, request.protocol, request.withSnapshot, out, request.res, request.auth, request.log);
+      const { res } = request;
+      const subscriber = new Subscriber(topic, request.protocol, request.withSnapshot, res, request.auth, request.log);
       subscribers.add(subscriber);
       topic.subscribers.add(subscriber);
       metrics.open[request.protocol].inc();
-      request.res.once('close', () => subscriber.onClosed());
-      if (request.protocol === 'sse') {
-        out.push(SSE_CONNECTED);
-        // Reconnected with the current state: nothing to resend.
-        if (request.lastEventId === topic.etag) subscriber.sentEtag = topic.etag;
-      }
-      subscriber.flush();
+      res.once('close', () => subscriber.onClosed());
       // The client may have gone while the snapshot was resolved: 'close' will not come again.
-      if (request.res.socket === null || request.res.socket.destroyed) subscriber.onClosed();
-      return out;
+      if (res.socket === null || res.socket.destroyed) {
+        subscriber.onClosed();
+        return;
+      }
+      // The first write sends the response head: not before the middleware around the route has
+      // set its headers on the way out (X-Request-Id, X-Vexil-Revision), which it does in the
+      // microtasks after the handler returns, all of which run before this.
+      const lastEventId = request.lastEventId;
+      setImmediate(() => subscriber.start(lastEventId));
     },
 
     get size() {
