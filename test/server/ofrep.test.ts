@@ -166,6 +166,22 @@ t.test('namespace headers: X-Svc-Namespace, X-Flipt-Namespace, default', async (
   t.equal(missingNs.body.errorDetails, 'namespace "nope" not found');
   const other = await bulk(s.url, {}, { 'X-Flipt-Namespace': 'other' });
   t.same(other.body, { flags: [{ key: 'theme', reason: 'DEFAULT', variant: 'sepia', metadata: {}, value: 'sepia' }] });
+  // The reference: the X-Svc-Reference / X-Flipt-Reference header, ?reference=, the environment header.
+  // A local folder has one reference, `local`; an unknown one is 404, and no missing flag.
+  for (const [name, headers, query] of [
+    ['X-Svc-Reference', { 'X-Svc-Reference': 'nope' }, ''],
+    ['X-Flipt-Reference', { 'X-Flipt-Reference': 'nope' }, ''],
+    ['?reference=', {}, '?reference=nope'],
+  ] as Array<[string, Record<string, string>, string]>) {
+    const res = await post(`${s.url}${SINGLE}theme${query}`, { context: {} }, headers);
+    t.equal(res.status, 404, name);
+    t.same(res.body, { key: 'theme', errorCode: 'GENERAL', errorDetails: 'reference "nope" not found' }, `${name}: GENERAL, not FLAG_NOT_FOUND`);
+    t.equal((await post(`${s.url}${SINGLE}theme${query.replace('nope', 'local')}`, { context: {} }, Object.fromEntries(Object.entries(headers).map(([k]) => [k, 'local'])))).status, 200, `${name}: local`);
+  }
+  const environment = await ofrep(s.url, 'theme', {}, { 'X-Flipt-Environment': 'staging' });
+  t.equal(environment.status, 404);
+  t.match(environment.body, { key: 'theme', errorCode: 'GENERAL', errorDetails: /^environment "staging" not found/ }, 'an unmapped environment');
+  t.equal((await ofrep(s.url, 'theme', {}, { 'X-Svc-Environment': 'default' })).status, 200, 'environment default');
   const bulkMissing = await bulk(s.url, {}, { 'X-Svc-Namespace': 'nope' });
   t.equal(bulkMissing.status, 404);
   t.ok(isOfrepError(bulkMissing.body, 'FLAG_NOT_FOUND'));

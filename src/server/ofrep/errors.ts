@@ -10,7 +10,8 @@
  *
  *   NotFound of a namespace or flag     404 FLAG_NOT_FOUND
  *   InvalidArgument (body, context)     400 INVALID_CONTEXT
- *   anything else (an unknown path's 404, 401, 403, 405, 413, 503, 500 ...)   GENERAL
+ *   anything else (an unknown path's, reference's or environment's 404, 401, 403, 405, 413,
+ *   503, 500 ...)                       GENERAL
  *
  * PARSE_ERROR and TARGETING_KEY_MISSING are never used: vexil's flag state is validated before it
  * is served, and a missing targetingKey evaluates as the entity id "".
@@ -31,7 +32,22 @@ export interface OfrepErrorBody {
   errorDetails: string;
 }
 
-function errorCodeOf(code: number, routed: boolean): OfrepErrorCode {
+/** Failures the route marked as not about the flag (notAboutTheFlag). */
+const general = new WeakSet<object>();
+
+/**
+ * Marks `err` as a failure that is not about the flag, whatever its code: an unknown reference or
+ * environment is 404 like a missing flag, but FLAG_NOT_FOUND would send whoever reads it looking
+ * for the wrong thing. Returns `err`, to be thrown.
+ */
+export function notAboutTheFlag(err: unknown): unknown {
+  if (typeof err === 'object' && err !== null) general.add(err);
+  return err;
+}
+
+function errorCodeOf(err: unknown, routed: boolean): OfrepErrorCode {
+  if (typeof err === 'object' && err !== null && general.has(err)) return 'GENERAL';
+  const code = toVexilError(err).code;
   if (code === Code.NotFound) return routed ? 'FLAG_NOT_FOUND' : 'GENERAL';
   if (code === Code.InvalidArgument) return 'INVALID_CONTEXT';
   return 'GENERAL';
@@ -61,7 +77,7 @@ export function ofrepErrorResponse(
 ): { status: number; headers: Record<string, string>; body: OfrepErrorBody } {
   const res = toErrorResponse(err);
   const key = flagKeyOfPath(path);
-  const body: OfrepErrorBody = { errorCode: errorCodeOf(toVexilError(err).code, routed), errorDetails: res.body.message };
+  const body: OfrepErrorBody = { errorCode: errorCodeOf(err, routed), errorDetails: res.body.message };
   return { status: res.status, headers: res.headers, body: key === undefined ? body : { key, ...body } };
 }
 

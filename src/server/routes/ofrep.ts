@@ -14,6 +14,7 @@
  */
 import type Router from '@koa/router';
 import type { Config } from '../../config/types.js';
+import { Code, VexilError } from '../../errors.js';
 import type { SnapshotStore } from '../../store/types.js';
 import { namespaceOf } from '../../evaluation/lookup.js';
 import { ifNoneMatchHits } from '../conditional.js';
@@ -23,6 +24,7 @@ import { headerTwin } from '../header-twins.js';
 import type { ServerMetrics } from '../metrics.js';
 import { bulkNamespace, bulkText } from '../ofrep/bulk.js';
 import { ofrepConfiguration } from '../ofrep/configuration.js';
+import { notAboutTheFlag } from '../ofrep/errors.js';
 import { bulkEtag } from '../ofrep/etag.js';
 import { evaluatedFlagText } from '../ofrep/evaluate.js';
 import { parseOfrepBulkRequest, parseOfrepRequest } from '../ofrep/request.js';
@@ -43,6 +45,14 @@ export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesD
   const namespaceKeyOf = (ctx: AppRouterContext) => namespaceOf(headerTwin(ctx.req.headers, 'namespace') ?? '');
   const referenceOf = (ctx: AppRouterContext) =>
     headerTwin(ctx.req.headers, 'reference') ?? requestReference(ctx.state.query, ctx.req.headers, config.environments);
+  /** The request's snapshot; an unknown reference or environment is no missing flag (GENERAL). */
+  const snapshotOf = async (ctx: AppRouterContext) => {
+    try {
+      return await readSnapshot(ctx, store, referenceOf(ctx));
+    } catch (err) {
+      throw err instanceof VexilError && err.code === Code.NotFound ? notAboutTheFlag(err) : err;
+    }
+  };
   const send = (ctx: AppRouterContext, text: string) => sendJsonText(ctx, ctx.state.pretty ? JSON.stringify(JSON.parse(text), null, 2) : text);
 
   router.get('/ofrep/v1/configuration', (ctx) => sendJson(ctx, configuration));
@@ -50,14 +60,14 @@ export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesD
   router.post('/ofrep/v1/evaluate/flags/:key', async (ctx) => {
     const req = parseOfrepRequest(await requestBody(ctx));
     const namespaceKey = namespaceKeyOf(ctx);
-    const snapshot = await readSnapshot(ctx, store, referenceOf(ctx));
+    const snapshot = await snapshotOf(ctx);
     send(ctx, evaluatedFlagText(snapshot, namespaceKey, ctx.params.key!, req, metrics));
   });
 
   router.post('/ofrep/v1/evaluate/flags', async (ctx) => {
     const req = parseOfrepBulkRequest(await requestBody(ctx));
     const namespaceKey = namespaceKeyOf(ctx);
-    const snapshot = await readSnapshot(ctx, store, referenceOf(ctx));
+    const snapshot = await snapshotOf(ctx);
     const ns = bulkNamespace(snapshot, namespaceKey);
     const etag = bulkEtag(snapshot, ns, req);
     ctx.set('ETag', etag);
