@@ -117,6 +117,8 @@ export interface StreamHub {
 const MAX_TOUCH_INTERVAL_MS = 15_000;
 /** Retry-After (seconds) of a 503 at the stream limit: long enough for others to have left. */
 const FULL_RETRY_AFTER_SECONDS = 5;
+/** The limit being reached is logged at most this often (a full server refuses many). */
+const FULL_WARNING_INTERVAL_MS = 60_000;
 
 export function createStreamHub(opts: StreamHubOptions): StreamHub {
   const { store, logger, limits } = opts;
@@ -127,6 +129,7 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
   const topics = new Map<string, Map<string, Topic>>();
   const subscribers = new Set<Subscriber>();
   let closing = false;
+  let fullWarnedAt = -Infinity;
 
   class Topic {
     readonly subscribers = new Set<Subscriber>();
@@ -318,6 +321,11 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
   function admit(): void {
     if (closing) throw new VexilError(Code.Unavailable, 'the server is shutting down', { headers: { 'Retry-After': '1' } });
     if (subscribers.size >= limits.max_streams) {
+      const now = monotonicMs();
+      if (limits.max_streams > 0 && now - fullWarnedAt >= FULL_WARNING_INTERVAL_MS) {
+        fullWarnedAt = now;
+        logger.warn({ maxStreams: limits.max_streams }, 'stream limit reached: new streams are answered 503 (server.max_streams)');
+      }
       const message =
         limits.max_streams === 0
           ? 'streaming is turned off (server.max_streams is 0)'
