@@ -5,9 +5,12 @@
  * delta of a larger object is refused (located) rather than inflating the larger one.
  */
 import { randomBytes } from 'node:crypto';
-import t from 'tap';
+import tap from 'tap';
 import { createGitHttpClient } from '../../src/sources/git/http-client.js';
-import { gitFixture, greeting, startGitFixture } from '../support/git-fixture.js';
+import { gitFixture, gitUnavailableReason, greeting, startGitFixture } from '../support/git-fixture.js';
+import { testsNeeding } from '../support/requirements.js';
+
+const t = testsNeeding(tap, 'git', gitUnavailableReason());
 
 t.test('a fetch answer over storage.git.max_fetch_size fails the build, naming the key', async (t) => {
   const g = await startGitFixture(t);

@@ -8,11 +8,14 @@
  */
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import t from 'tap';
+import tap from 'tap';
 import { serveCli } from '../cli/run-cli.js';
-import { gitFixture, startGitFixture, type GitFixture } from '../support/git-fixture.js';
+import { gitFixture, gitUnavailableReason, startGitFixture, type GitFixture } from '../support/git-fixture.js';
 import type { Teardown } from '../support/git-repo.js';
 import { addZeroBlob, commitBlobs } from '../support/git-zero-blob.js';
+import { testsNeeding } from '../support/requirements.js';
+
+const t = testsNeeding(tap, 'git', gitUnavailableReason());
 
 const HUGE = 2 * 1024 ** 3;
 /** Peak memory growth allowed while fetching and refusing the blob (it is 2048 MiB inflated). */

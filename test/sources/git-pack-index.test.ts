@@ -9,10 +9,14 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
-import t from 'tap';
+import tap from 'tap';
 import { indexPack } from '../../src/sources/git/pack-index.js';
+import { gitUnavailableReason } from '../support/git-fixture.js';
 import { createTestRepo, git, type Teardown } from '../support/git-repo.js';
 import { zeroZlib } from '../support/git-zero-blob.js';
+import { testsNeeding } from '../support/requirements.js';
+
+const t = testsNeeding(tap, 'git', gitUnavailableReason());
 
 const MAX = 64 * 1024 * 1024;
 
