@@ -76,7 +76,7 @@ export async function revisionMeta(db: ObjectDb, oid: string): Promise<NonNullab
   const { commit } = await git.readCommit({ fs: fsOf(db), gitdir: db.gitdir, oid, cache: db.cache });
   return {
     author: `${commit.author.name} <${commit.author.email}>`,
-    message: commit.message.replace(/\n+$/, ''),
+    message: withoutTrailingNewlines(commit.message),
     at: new Date(commit.committer.timestamp * 1000).toISOString(),
   };
 }
@@ -164,4 +164,11 @@ export async function readBlob(db: ObjectDb, oid: string, path: string, maxFileS
   }
   const { blob } = await git.readBlob({ fs: fsOf(db), gitdir: db.gitdir, oid, cache: db.cache });
   return blob;
+}
+
+/** `text` without the newlines at its end, in one backward scan (`/\n+$/` backtracks quadratically on a long run of them). */
+function withoutTrailingNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text.charCodeAt(end - 1) === 10) end--;
+  return end === text.length ? text : text.slice(0, end);
 }

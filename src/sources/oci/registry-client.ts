@@ -329,8 +329,8 @@ export function createRegistryClient(opts: RegistryClientOptions = {}): Registry
         const body = (await res.json().catch(() => undefined)) as { tags?: unknown } | undefined;
         if (body === undefined) throw new RegistryError('server', `${what}: the registry did not answer JSON`);
         if (Array.isArray(body.tags)) for (const t of body.tags) if (typeof t === 'string') tags.push(t);
-        const next = /<([^>]+)>\s*;\s*rel="?next"?/.exec(res.headers.get('link') ?? '');
-        url = next !== null ? new URL(next[1] as string, registryBaseUrl(ref)) : undefined;
+        const next = nextLink(res.headers.get('link') ?? '');
+        url = next !== undefined ? new URL(next, registryBaseUrl(ref)) : undefined;
       }
       return tags;
     },
@@ -413,14 +413,71 @@ async function registryErrorText(res: Response): Promise<string> {
 
 /** The first Basic or Bearer challenge of a WWW-Authenticate header (RFC 7235 auth-params). */
 export function parseChallenge(header: string): Challenge | undefined {
-  const m = /^\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)\s*(.*)$/s.exec(header);
+  const m = /^\s*([A-Za-z][A-Za-z0-9!#$%&'*+.^_`|~-]*)/.exec(header);
   if (m === null) return undefined;
+  return { scheme: (m[1] as string).toLowerCase(), params: parseAuthParams(header, m[0].length) };
+}
+
+const isParamNameChar = (c: number) =>
+  (c >= 0x30 && c <= 0x39) || (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a) || c === 0x5f || c === 0x2d;
+const isSpace = (c: number) => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
+
+/**
+ * `name=value` and `name="quoted \"value\""` pairs separated by commas, read in one pass: a
+ * registry's header (up to Node's 16 KiB) costs time linear in its length, unclosed quotes included.
+ * Anything that is not a pair ends the list (as the challenge's first scheme ends there too).
+ */
+function parseAuthParams(text: string, from: number): Record<string, string> {
   const params: Record<string, string> = {};
-  const re = /([A-Za-z0-9_-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*))\s*,?\s*/gy;
-  const rest = m[2] as string;
-  let p: RegExpExecArray | null;
-  while ((p = re.exec(rest)) !== null && p[0] !== '') {
-    params[(p[1] as string).toLowerCase()] = p[2] !== undefined ? p[2].replace(/\\(.)/g, '$1') : (p[3] as string);
+  let i = from;
+  const n = text.length;
+  const skip = (pred: (c: number) => boolean) => {
+    while (i < n && pred(text.charCodeAt(i))) i++;
+  };
+  for (;;) {
+    skip((c) => isSpace(c) || c === 0x2c);
+    const nameStart = i;
+    skip(isParamNameChar);
+    if (i === nameStart) return params;
+    const name = text.slice(nameStart, i).toLowerCase();
+    skip(isSpace);
+    if (text.charCodeAt(i) !== 0x3d) return params; // '=': a token that is no parameter (another scheme)
+    i++;
+    skip(isSpace);
+    if (text.charCodeAt(i) === 0x22) {
+      // quoted-string: backslash escapes the next character; an unclosed one runs to the end
+      let value = '';
+      let start = ++i;
+      while (i < n && text.charCodeAt(i) !== 0x22) {
+        if (text.charCodeAt(i) === 0x5c && i + 1 < n) {
+          value += text.slice(start, i);
+          start = i + 1;
+          i += 2;
+        } else i++;
+      }
+      params[name] = value + text.slice(start, i);
+      i++;
+    } else {
+      const valueStart = i;
+      skip((c) => !isSpace(c) && c !== 0x2c);
+      params[name] = text.slice(valueStart, i);
+    }
   }
-  return { scheme: (m[1] as string).toLowerCase(), params };
+}
+
+/** The target of the `rel="next"` link of an RFC 8288 Link header, scanned once (no backtracking). */
+export function nextLink(header: string): string | undefined {
+  let i = 0;
+  for (;;) {
+    const open = header.indexOf('<', i);
+    if (open === -1) return undefined;
+    const close = header.indexOf('>', open + 1);
+    if (close === -1) return undefined;
+    const following = header.indexOf('<', close + 1);
+    const params = header.slice(close + 1, following === -1 ? header.length : following);
+    // One attempt per ';' over the whitespace after it: linear.
+    if (/;\s*rel="?next"?/.test(params)) return header.slice(open + 1, close);
+    if (following === -1) return undefined;
+    i = following;
+  }
 }
