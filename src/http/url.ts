@@ -4,6 +4,7 @@
  * trimming of a path prefix a proxy passes on.
  */
 import { Code, VexilError } from '../errors.js';
+import { trimCharacter } from '../text.js';
 
 /** Throws InvalidArgument when a path segment is not valid percent-encoded UTF-8. */
 export function checkPathEncoding(path: string): void {
@@ -40,15 +41,7 @@ export function parseQueryString(qs: string): Map<string, string> {
   return out;
 }
 
-/**
- * `s` without its leading and trailing `/`. A scan from each end, linear in `s`: the regular
- * expression it replaces (`/^\/+|\/+$/g`) retried `\/+$` at every slash of a long run that does
- * not end the string, quadratic in the run.
- */
+/** `s` without its leading and trailing `/` (linear; see text.ts). */
 export function trimSlashes(s: string): string {
-  let start = 0;
-  let end = s.length;
-  while (start < end && s.charCodeAt(start) === 0x2f /* / */) start++;
-  while (end > start && s.charCodeAt(end - 1) === 0x2f) end--;
-  return s.slice(start, end);
+  return trimCharacter(s, '/');
 }

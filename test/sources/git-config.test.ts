@@ -24,6 +24,7 @@ t.test('defaults and environment overrides', async (t) => {
     max_references: 64,
     max_pending_builds: 8,
     allow_commit_references: true,
+    max_fetch_size: 1_073_741_824,
   });
   const o = loadConfig({
     env: gitEnv({

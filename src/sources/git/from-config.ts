@@ -9,6 +9,7 @@ import type { Config } from '../../config/types.js';
 import type { SnapshotStoreOptions } from '../../store/snapshot-store.js';
 import { createGitSource, type GitSource } from '../git.js';
 import { defaultCacheDir, gitAuth, gitConfigProblems, parseRepository } from './options.js';
+import { trimCharacter } from '../../text.js';
 
 export interface GitStorage {
   readonly source: GitSource;
@@ -47,7 +48,7 @@ export function gitStorageFromConfig(config: Config, baseDir: string, opts: { wo
     ...(git.ca_cert_path !== undefined ? { caCertPath: resolve(baseDir, git.ca_cert_path) } : {}),
     ...(auth !== undefined ? { auth } : {}),
   });
-  const directory = git.directory.replace(/^\/+|\/+$/g, '');
+  const directory = trimCharacter(git.directory, '/');
   return {
     source,
     store: {

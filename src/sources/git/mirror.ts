@@ -29,6 +29,7 @@ import type { RemoteRef } from './ls-refs.js';
 import { readObjectHeader } from './object-header.js';
 import { checkObject, peel, type ObjectDb } from './objects.js';
 import { packFetchingHttp } from './pack-fetch.js';
+import { trimCharacter } from '../../text.js';
 
 export interface MirrorOptions {
   readonly cacheDir: string;
@@ -74,11 +75,10 @@ const fs = atomicFs as unknown as Fs;
 /** `<host-path slug>-<hash of the URL>.git`: readable, and distinct per repository URL. */
 export function mirrorPath(cacheDir: string, url: string): string {
   const u = new URL(url);
-  const slug = `${u.host}${u.pathname}`
-    .replace(/\.git$/, '')
-    .replace(/[^A-Za-z0-9._-]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 60);
+  const slug = trimCharacter(
+    `${u.host}${u.pathname}`.replace(/\.git$/, '').replace(/[^A-Za-z0-9._-]+/g, '_'),
+    '_',
+  ).slice(0, 60);
   const hash = createHash('sha256').update(url).digest('hex').slice(0, 12);
   return join(cacheDir, `${slug}-${hash}.git`);
 }

@@ -12,6 +12,7 @@ import type { ConfigProblem } from '../../config/errors.js';
 import type { GitStorageConfig } from '../../config/types.js';
 import { compileGlob } from '../../state/glob.js';
 import type { GitAuth } from './auth.js';
+import { trimTrailingCharacter } from '../../text.js';
 
 export type RepositoryLocation =
   | { readonly kind: 'http'; readonly url: string; readonly basic?: { username: string; password: string } }
@@ -44,7 +45,7 @@ export function parseRepository(repository: string, baseDir = process.cwd()): Re
       u.username !== '' ? { username: decodeURIComponent(u.username), password: decodeURIComponent(u.password) } : undefined;
     u.username = '';
     u.password = '';
-    const url = u.toString().replace(/\/+$/, '');
+    const url = trimTrailingCharacter(u.toString(), '/');
     return basic !== undefined ? { kind: 'http', url, basic } : { kind: 'http', url };
   }
   if (/^file:\/\//i.test(r)) return { kind: 'path', path: fileURLToPath(r) };

@@ -18,6 +18,7 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { ObjectStoreError, type ObjectEntry, type ObjectProvider } from './provider.js';
+import { trimCharacter } from '../../text.js';
 
 export interface S3ProviderOptions {
   readonly bucket: string;
@@ -57,7 +58,7 @@ const FALLBACK_REGION = 'us-east-1';
 
 /** `prod`, `/prod/`, `prod/` → `prod/`; `` and `/` → ``. */
 export function normalizePrefix(prefix: string | undefined): string {
-  const trimmed = (prefix ?? '').replace(/^\/+/, '').replace(/\/+$/, '');
+  const trimmed = trimCharacter(prefix ?? '', '/');
   return trimmed === '' ? '' : `${trimmed}/`;
 }
 
