@@ -20,7 +20,7 @@ import { servedSnapshot } from '../client-snapshot/served.js';
 import { ifNoneMatchHits } from '../conditional.js';
 import type { AppRouterContext, AppState } from '../context.js';
 import { environmentReference, requestReference } from '../environments.js';
-import { readSnapshot } from './snapshot.js';
+import { readSnapshot } from '../read-snapshot.js';
 
 export interface ClientSnapshotRoutesDeps {
   store: SnapshotStore;

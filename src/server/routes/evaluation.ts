@@ -12,7 +12,7 @@ import { evaluationResponseText } from '../evaluation/respond-evaluation.js';
 import type { ServerMetrics } from '../metrics.js';
 import { requestBody } from '../request-body.js';
 import { sendJsonText } from '../respond.js';
-import { readSnapshot } from './snapshot.js';
+import { readSnapshot } from '../read-snapshot.js';
 
 export function registerEvaluationRoutes(
   router: Router<AppState>,

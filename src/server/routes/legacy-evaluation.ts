@@ -19,7 +19,7 @@ import { legacyBatchResponse, legacyEvaluationResponse } from '../legacy-evaluat
 import type { ServerMetrics } from '../metrics.js';
 import { requestBody } from '../request-body.js';
 import { sendJson } from '../respond.js';
-import { readSnapshot } from './snapshot.js';
+import { readSnapshot } from '../read-snapshot.js';
 
 export function registerLegacyEvaluationRoutes(router: Router<AppState>, deps: { store: SnapshotStore; metrics: ServerMetrics }): void {
   const { store, metrics } = deps;

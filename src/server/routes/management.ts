@@ -11,7 +11,7 @@ import type { AppRouterContext, AppState } from '../context.js';
 import { paginate, parsePageParams, requireLimitWhenPaging } from '../pagination.js';
 import { sendJson } from '../respond.js';
 import { namespacesOf } from '../shapes.js';
-import { namespaceOr404, readSnapshot } from './snapshot.js';
+import { namespaceOr404, readSnapshot } from '../read-snapshot.js';
 
 export function registerManagementRoutes(router: Router<AppState>, deps: { store: SnapshotStore }): void {
   const { store } = deps;

@@ -30,7 +30,7 @@ import { evaluatedFlagText } from '../ofrep/evaluate.js';
 import { parseOfrepBulkRequest, parseOfrepRequest } from '../ofrep/request.js';
 import { requestBody } from '../request-body.js';
 import { sendJson, sendJsonText } from '../respond.js';
-import { readSnapshot } from './snapshot.js';
+import { readSnapshot } from '../read-snapshot.js';
 
 export interface OfrepRoutesDeps {
   store: SnapshotStore;

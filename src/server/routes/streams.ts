@@ -29,7 +29,7 @@ import { environmentReference, requestReference } from '../environments.js';
 import { NDJSON_CONTENT_TYPE, SSE_CONTENT_TYPE } from '../streams/frames.js';
 import type { StreamHub, StreamProtocol } from '../streams/hub.js';
 import { streamAuthentication } from '../streams/stream-auth.js';
-import { readSnapshot } from './snapshot.js';
+import { readSnapshot } from '../read-snapshot.js';
 
 export interface StreamRoutesDeps {
   store: SnapshotStore;

@@ -1,10 +1,10 @@
 /** The one snapshot a request reads, resolved once at the start of the handler. */
 import type { ParameterizedContext } from 'koa';
-import { notFound } from '../../errors.js';
-import type { Snapshot } from '../../state/model.js';
-import type { SnapshotStore } from '../../store/types.js';
-import type { AppState } from '../context.js';
-import { namespaceView, type NamespaceView } from '../shapes.js';
+import { notFound } from '../errors.js';
+import type { Snapshot } from '../state/model.js';
+import type { SnapshotStore } from '../store/types.js';
+import type { AppState } from './context.js';
+import { namespaceView, type NamespaceView } from './shapes.js';
 
 /** `reference` absent or "" reads the default reference; the store throws NotFound for an unknown one. */
 export async function readSnapshot(
