@@ -1,5 +1,6 @@
 /**
- * `npm run bench -- eval|load|http|auth|git|all [options]`: the benchmarks of issue 3 §2. This file only
+ * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|all [options]`: the benchmarks of issue 3 §2
+ * and issue 12 §7 (`all`, the default, runs eval, load, http, snapshot, ofrep and streams). This file only
  * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
  *
@@ -8,7 +9,7 @@
  *   --reps N           eval: processes per scenario (default 3)
  *   --rounds N         eval: rounds per engine (default 9; flipt-client-js 5)
  *   --scenario S       eval: only this scenario (variant|boolean|static|complex), repeatable
- *   --duration S       http: seconds per measured run (default 10)
+ *   --duration S       http, snapshot, ofrep, auth: seconds of load per server (default 10)
  *   --out FILE         also write the report to FILE (Markdown)
  */
 import { writeFileSync } from 'node:fs';
@@ -20,10 +21,12 @@ import { GIT_DEFAULTS, runGitBench, type GitBenchOptions } from './git.js';
 import { HTTP_DEFAULTS, runHttpBench, type HttpOptions } from './http.js';
 import { LOAD_DEFAULTS, runLoadBench, type LoadOptions } from './load.js';
 import { machineInfo, machineMarkdown } from './machine.js';
+import { OFREP_DEFAULTS, runOfrepBench } from './ofrep.js';
+import { SNAPSHOT_DEFAULTS, runSnapshotBench } from './snapshot.js';
 import { verdict } from './stats.js';
 import type { ScenarioName } from './workers/eval-worker.js';
 
-const KINDS = ['eval', 'load', 'http', 'auth', 'git', 'all'] as const;
+const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'all'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values, positionals } = parseArgs({
@@ -42,7 +45,7 @@ const { values, positionals } = parseArgs({
 
 const kind = (positionals[0] ?? 'all') as Kind;
 if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
-  process.stdout.write('usage: npm run bench -- eval|load|http|auth|git|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE]\n');
+  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE]\n');
   process.exit(values.help ? 0 : 2);
 }
 
@@ -67,9 +70,12 @@ const httpOpts: HttpOptions = {
   warmupSec: values.quick ? 1 : HTTP_DEFAULTS.warmupSec,
 };
 
+const snapshotOpts = { ...SNAPSHOT_DEFAULTS, durationSec: httpOpts.durationSec, warmupSec: httpOpts.warmupSec };
+const ofrepOpts = { ...OFREP_DEFAULTS, durationSec: httpOpts.durationSec, warmupSec: httpOpts.warmupSec };
+
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const machine = machineInfo();
-const report: string[] = [`## ${kind === 'all' ? 'eval, load, http' : kind}`, '', `\`npm run bench -- ${process.argv.slice(2).join(' ')}\``, '', machineMarkdown(machine), ''];
+const report: string[] = [`## ${kind === 'all' ? 'eval, load, http, snapshot, ofrep, streams' : kind}`, '', `\`npm run bench -- ${process.argv.slice(2).join(' ')}\``, '', machineMarkdown(machine), ''];
 const verdicts: Array<{ target: string; ok: boolean }> = [];
 
 const build = buildForBench(log);
@@ -91,6 +97,18 @@ try {
     log('http: vexil serve, then the bare node:http ceiling ...');
     const r = await runHttpBench(build, httpOpts, log);
     report.push('### HTTP', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'snapshot' || kind === 'all') {
+    log('snapshot: client snapshot 304 and 200 against bare node:http replaying them ...');
+    const r = await runSnapshotBench(build, snapshotOpts, log);
+    report.push('### Client snapshot', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'ofrep' || kind === 'all') {
+    log('ofrep: OFREP single-flag evaluation against the bare node:http ceiling ...');
+    const r = await runOfrepBench(build, ofrepOpts, log);
+    report.push('### OFREP', '', r.markdown, '');
     verdicts.push(...r.verdicts);
   }
   if (kind === 'auth') {

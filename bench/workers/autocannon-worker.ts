@@ -1,8 +1,9 @@
 /**
  * The load generator in its own process (plain node, no loader hooks): autocannon's programmatic
- * API, one URL, fixed POST body. Prints one JSON line with the figures the report uses.
+ * API, one URL, the same request on every connection (default: POST of `body` as JSON). Prints one
+ * JSON line with the figures the report uses.
  *
- * argv[2] = JSON {url, connections, durationSec, body}
+ * argv[2] = JSON AutocannonArgs
  */
 import { createRequire } from 'node:module';
 
@@ -21,6 +22,7 @@ interface AutocannonResult {
   timeouts: number;
   non2xx: number;
   duration: number;
+  statusCodeStats: Record<string, { count: number }>;
 }
 type Autocannon = (opts: Record<string, unknown>) => Promise<AutocannonResult>;
 
@@ -38,16 +40,29 @@ export interface AutocannonLine {
   errors: number;
   timeouts: number;
   durationSec: number;
+  /** Answers per HTTP status (autocannon counts a 304 among the non-2xx). */
+  statusCounts: Record<string, number>;
 }
 
-const args = JSON.parse(process.argv[2]) as { url: string; connections: number; durationSec: number; body: string };
+export interface AutocannonArgs {
+  url: string;
+  connections: number;
+  durationSec: number;
+  /** Default POST. */
+  method?: string;
+  /** Default (without `method`): `content-type: application/json`. */
+  headers?: Record<string, string>;
+  body?: string;
+}
+
+const args = JSON.parse(process.argv[2]) as AutocannonArgs;
 const r = await autocannon({
   url: args.url,
   connections: args.connections,
   duration: args.durationSec,
-  method: 'POST',
-  headers: { 'content-type': 'application/json' },
-  body: args.body,
+  method: args.method ?? 'POST',
+  headers: args.headers ?? (args.method === undefined ? { 'content-type': 'application/json' } : {}),
+  ...(args.body !== undefined ? { body: args.body } : {}),
 });
 const line: AutocannonLine = {
   url: args.url,
@@ -60,5 +75,6 @@ const line: AutocannonLine = {
   errors: r.errors,
   timeouts: r.timeouts,
   durationSec: r.duration,
+  statusCounts: Object.fromEntries(Object.entries(r.statusCodeStats ?? {}).map(([status, { count }]) => [status, count])),
 };
 process.stdout.write(`${JSON.stringify(line)}\n`);
