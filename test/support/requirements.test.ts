@@ -1,4 +1,6 @@
 /** The guards of the tests that need an outside program: what counts as CI, and skipping outside it. */
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import t from 'tap';
 import { isCI, skipUnlessCI, testsNeeding } from './requirements.js';
 
@@ -15,25 +17,28 @@ t.test('skipUnlessCI: the reason outside CI, false under CI or when nothing is m
   t.equal(skipUnlessCI(undefined, { CI: 'true' }), false);
 });
 
+/** Runs the fixture file in a child process (so its skips are not counted in this run's summary). */
+function runFixture(ci: string): { status: number | null; out: string } {
+  const fixture = fileURLToPath(new URL('./requirements-skip.fixture.ts', import.meta.url));
+  const env = { ...process.env, CI: ci };
+  delete env.TAP; // a child run as a plain TAP producer, not as a subtest of this run
+  const r = spawnSync(process.execPath, ['--import', 'tsx', fixture], { env, encoding: 'utf8', timeout: 120_000 });
+  return { status: r.status, out: `${r.stdout}${r.stderr}` };
+}
+
 t.test('testsNeeding: outside CI, every test declared on it is skipped with the reason', async (t) => {
-  const saved = process.env.CI;
-  delete process.env.CI;
-  t.teardown(() => {
-    if (saved !== undefined) process.env.CI = saved;
-  });
-  await t.test('a file whose requirement is missing', async (file) => {
-    const root = testsNeeding(file, 'thing', 'thing not found (install it)');
-    let ran = 0;
-    await root.test('with a name', async () => void ran++);
-    await root.test('with options', { timeout: 1000 }, async () => void ran++);
-    await root.test(async () => void ran++);
-    t.equal(ran, 0, 'no test body ran');
-    root.pass('any other member is the root\'s own (here an assertion on it)');
-  });
-  await t.test('a file whose requirement is met', async (file) => {
-    t.equal(testsNeeding(file, 'thing', undefined), file, 'the root itself');
-    let ran = 0;
-    await testsNeeding(file, 'thing', undefined).test('runs', async () => void ran++);
-    t.equal(ran, 1);
-  });
+  const outside = runFixture('');
+  t.equal(outside.status, 0, 'the file passes');
+  t.equal(outside.out.match(/# SKIP thing tests skipped: thing not found \(install it\)/g)?.length, 3, 'three tests skipped with the reason');
+  t.match(outside.out, /# bodies run: 0/, 'no test body ran');
+  const inside = runFixture('true');
+  t.not(inside.status, 0, 'under CI a missing requirement fails the file');
+  t.match(inside.out, /thing/);
+});
+
+t.test('testsNeeding: with the requirement met, the root itself', async (t) => {
+  t.equal(testsNeeding(t, 'thing', undefined), t, 'the root itself');
+  let ran = 0;
+  await testsNeeding(t, 'thing', undefined).test('runs', async () => void ran++);
+  t.equal(ran, 1);
 });
