@@ -137,7 +137,8 @@ export interface AuthenticationConfig {
     secure: boolean;
     token_lifetime: number; // ms, default 24h
     state_lifetime: number; // ms, default 10m
-    csrf: { key?: string };
+    /** src/auth/csrf.ts: `secure` has no effect (as in Flipt 1.61). */
+    csrf: { key?: string; secure: boolean; trusted_origins: string[] };
   };
   methods: {
     token: {
