@@ -54,6 +54,13 @@ export function checkSemantics(raw: Obj): ConfigProblem[] {
   if ((codeHost.allowed_organizations as string[]).length > 0 && !(codeHost.scopes as string[]).includes('read:org')) {
     add('authentication.methods.code_host.scopes', 'must contain read:org when allowed_organizations is not empty');
   }
+  // Teams narrow an allowed organization; a team of an organization that is not allowed would never apply.
+  const allowedOrgs = new Set((codeHost.allowed_organizations as string[]).map((o) => o.toLowerCase()));
+  for (const org of Object.keys(codeHost.allowed_teams as Record<string, string[]>)) {
+    if (!allowedOrgs.has(org.toLowerCase())) {
+      add(`authentication.methods.code_host.allowed_teams.${org}`, `the organization '${org}' was not declared in 'allowed_organizations'`);
+    }
+  }
 
   const jwt: Obj = methods.jwt;
   if (jwt.enabled) {

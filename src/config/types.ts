@@ -170,6 +170,10 @@ export interface AuthenticationConfig {
       redirect_address?: string;
       scopes: string[];
       allowed_organizations: string[];
+      /** Organization → team slugs (default {}); see src/auth/code-host/access.ts. */
+      allowed_teams: Record<string, string[]>;
+      server_url: string; // default https://github.com
+      api_url: string; // default https://api.github.com
     };
     cluster: {
       enabled: boolean;
