@@ -12,6 +12,8 @@
  *   namespace "<ns>"`.
  * - With `required: false` no request needs a token; `/auth/v1/self*` still identifies the caller
  *   by the token it presents (Flipt answers 401 there even with a valid token).
+ * - A stateless method (JWT) answers for its own Authorization scheme (`JWT <token>`, matched
+ *   case-sensitively as Flipt does); its authentication is never namespace-scoped.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Middleware } from 'koa';
@@ -22,6 +24,7 @@ import { field, isPlainObject } from '../http/fields.js';
 import type { AppState } from '../server/context.js';
 import { headerTwin } from '../server/header-twins.js';
 import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
+import type { AuthMethod } from './methods/types.js';
 import type { AuthService } from './service.js';
 import { CLIENT_TOKEN_COOKIE, STATE_COOKIE, scopedNamespace, type Authentication } from './types.js';
 
@@ -38,6 +41,8 @@ export interface AuthMiddlewareOptions {
   exclude: { management: boolean; evaluation: boolean };
   /** `authentication.session.domain`, for the cookie-clearing header on a refused cookie. */
   sessionDomain?: string;
+  /** Enabled stateless methods (those with a `scheme` and `authenticate`), e.g. JWT. */
+  statelessMethods?: readonly AuthMethod[];
 }
 
 export function permissionDenied(namespace: string): VexilError {
@@ -47,6 +52,7 @@ export function permissionDenied(namespace: string): VexilError {
 type Credential =
   | { kind: 'bearer'; token: string }
   | { kind: 'cookie'; token: string }
+  | { kind: 'stateless'; method: AuthMethod; token: string }
   | { kind: 'none' }
   | { kind: 'unsupported' };
 
@@ -84,10 +90,14 @@ export type AuthGate = ((req: AuthRequest) => Promise<Authentication | undefined
 };
 
 /** Header first: a present Authorization header is the credential even when it is not usable. */
-function credentialOf(req: AuthRequest): Credential {
+function credentialOf(req: AuthRequest, stateless: ReadonlyArray<readonly [prefix: string, method: AuthMethod]>): Credential {
   const header = req.authorization;
   if (header !== undefined) {
-    return header.startsWith('Bearer ') ? { kind: 'bearer', token: header.slice('Bearer '.length) } : { kind: 'unsupported' };
+    if (header.startsWith('Bearer ')) return { kind: 'bearer', token: header.slice('Bearer '.length) };
+    for (const [prefix, method] of stateless) {
+      if (header.startsWith(prefix)) return { kind: 'stateless', method, token: header.slice(prefix.length) };
+    }
+    return { kind: 'unsupported' };
   }
   const cookie = req.cookie(CLIENT_TOKEN_COOKIE);
   return cookie !== undefined && cookie !== '' ? { kind: 'cookie', token: cookie } : { kind: 'none' };
@@ -99,6 +109,9 @@ function excluded(scope: Extract<RequestScope, { public: false }>, opts: AuthMid
 
 export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
   const { service } = opts;
+  const stateless = (opts.statelessMethods ?? [])
+    .filter((m) => m.scheme !== undefined && m.authenticate !== undefined)
+    .map((m) => [`${m.scheme!} `, m] as const);
 
   const refusal = (req: AuthRequest, reason: string, credential: Credential): VexilError => {
     req.log()?.debug({ reason }, 'request was not authenticated');
@@ -124,9 +137,11 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     if (!opts.required && !scope.self) return undefined;
     if (opts.required && excluded(scope, opts)) return undefined;
 
-    const credential = credentialOf(req);
+    const credential = credentialOf(req, stateless);
     if (credential.kind === 'none') throw refusal(req, 'no credentials', credential);
     if (credential.kind === 'unsupported') throw refusal(req, 'unsupported authorization scheme', credential);
+    // The method logs its own reason (never the credential) and throws the 401.
+    if (credential.kind === 'stateless') return credential.method.authenticate!(credential.token);
     const found = await service.lookup(credential.token);
     if (!found.ok) throw refusal(req, found.reason, credential);
     const { authentication } = found;

@@ -11,8 +11,12 @@ import type { AppState } from '../server/context.js';
 import { bootstrapToken } from './bootstrap.js';
 import { startCleanup, type Cleaner, type CleanupSchedule } from './cleanup.js';
 import { resolveDataDir } from './data-dir.js';
+import { createClusterMethod } from './methods/cluster.js';
+import { createJwtMethod } from './methods/jwt.js';
+import type { AuthMethod, MethodDeps } from './methods/types.js';
 import { authMiddleware } from './middleware.js';
 import { AuthService } from './service.js';
+import { Sessions } from './session.js';
 import { emptyAuthStore } from './store/empty.js';
 import type { AuthStore } from './store/types.js';
 import { systemClock, type Clock, type Method } from './types.js';
@@ -25,7 +29,15 @@ export class AuthSetupError extends Error {
 export interface AuthRoutesDeps {
   service: AuthService;
   config: AuthenticationConfig;
+  /** The enabled methods; each registers its own routes. */
+  methods: readonly AuthMethod[];
 }
+
+/** Each method file's factory; a disabled method is not built. */
+const METHOD_FACTORIES: ReadonlyArray<readonly [keyof AuthenticationConfig['methods'], (deps: MethodDeps) => AuthMethod]> = [
+  ['cluster', createClusterMethod],
+  ['jwt', createJwtMethod],
+];
 
 export interface AuthRuntime {
   readonly service: AuthService;
@@ -129,22 +141,34 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
     );
   }
 
+  let methods: AuthMethod[];
+  try {
+    const deps: MethodDeps = { service, config: auth, sessions: new Sessions({ service, session: auth.session, clock }), logger, clock };
+    methods = METHOD_FACTORIES.filter(([key]) => auth.methods[key].enabled).map(([, create]) => create(deps));
+  } catch (err) {
+    await cleaner?.stop();
+    await service.close().catch(() => undefined);
+    throw new AuthSetupError(`cannot prepare the authentication methods: ${(err as Error).message}`);
+  }
+
   const middleware = authMiddleware({
     service,
     required: auth.required,
     exclude: auth.exclude,
     ...(auth.session.domain !== undefined ? { sessionDomain: auth.session.domain } : {}),
+    statelessMethods: methods.filter((m) => m.scheme !== undefined),
   });
 
   let closing: Promise<void> | undefined;
   return {
     service,
     middleware,
-    routes: { service, config: auth },
+    routes: { service, config: auth, methods },
     location,
     close() {
       closing ??= (async () => {
         await cleaner?.stop();
+        await Promise.all(methods.map((m) => m.close?.()));
         await service.close();
       })();
       return closing;

@@ -181,12 +181,17 @@ export interface AuthenticationConfig {
       discovery_url: string;
       ca_path: string;
       service_account_token_path: string;
+      /** Empty: the token's audience is not checked (Flipt). */
+      audiences: string[];
     };
     jwt: {
       enabled: boolean;
       jwks_url?: string;
       public_key_file?: string;
-      validate_claims: { issuer?: string; audiences: string[] };
+      /** CA certificates trusted for an https jwks_url. */
+      ca_path?: string;
+      leeway: number; // ms, default 1m
+      validate_claims: { issuer?: string; subject?: string; audiences: string[] };
     };
   };
 }

@@ -80,6 +80,8 @@ export function registerAuthRoutes(router: Router<AppState>, deps: AuthRoutesDep
     });
   }
 
+  for (const method of deps.methods) method.register?.(router);
+
   router.get('/auth/v1/self', (ctx) => {
     const self = ctx.state.authentication;
     if (!self) throw unauthenticated();

@@ -1,0 +1,177 @@
+/**
+ * The JWT method (reference §2.10): `Authorization: JWT <token>` signed by an external issuer,
+ * verified against `jwks_url` or `public_key_file` with RS256/RS512/ES256/ES512/EdDSA only,
+ * `exp`/`nbf`/`iat` always checked (with `leeway`), `validate_claims.issuer`, `.audiences`
+ * (any one) and `.subject` when set. Nothing is stored: the authentication is built from the
+ * claims (Flipt's mapping under `io.svc.auth.*`).
+ *
+ * Verified tokens are remembered by the SHA-256 digest of the token until their expiry, so a hot
+ * evaluation path pays for a signature check once per token, not once per request. The cache is
+ * bounded (oldest entries dropped first); refusals are not cached.
+ */
+import { unauthenticated } from '../../errors.js';
+import { createJwtVerifier, JwtRejected, readPublicKeyFile, type JwtVerifier, type KeySource } from '../jwt-verify.js';
+import { createTrustedFetch } from '../trusted-fetch.js';
+import { digestKey, digestToken } from '../token.js';
+import type { Authentication, Clock } from '../types.js';
+import type { AuthMethod, MethodDeps } from './types.js';
+
+export const JWT_ALGORITHMS = ['RS256', 'RS512', 'ES256', 'ES512', 'EdDSA'] as const;
+export const JWT_SCHEME = 'JWT';
+/** Distinct tokens remembered at once; a busy deployment uses far fewer. */
+export const MAX_CACHED_TOKENS = 10_000;
+
+export const JWT_METADATA = {
+  issuer: 'io.svc.auth.jwt.issuer',
+  email: 'io.svc.auth.jwt.email',
+  sub: 'io.svc.auth.jwt.sub',
+  picture: 'io.svc.auth.jwt.picture',
+  name: 'io.svc.auth.jwt.name',
+  role: 'io.svc.auth.jwt.role',
+} as const;
+
+/** Claims under this prefix are copied into the metadata verbatim (Flipt: `io.flipt.auth`). */
+const COPIED_PREFIX = 'io.svc.auth';
+/** Tokens minted for Flipt carry its prefix; they are read as ours. */
+const FLIPT_PREFIX = 'io.flipt.auth';
+
+/** `user` claim fields → metadata keys. */
+const USER_FIELDS: ReadonlyArray<readonly [string, string]> = [
+  ['email', JWT_METADATA.email],
+  ['sub', JWT_METADATA.sub],
+  ['image', JWT_METADATA.picture],
+  ['name', JWT_METADATA.name],
+  ['role', JWT_METADATA.role],
+];
+
+function metadataValue(v: unknown): string {
+  return typeof v === 'string' ? v : JSON.stringify(v);
+}
+
+/** The authentication's metadata from verified claims. */
+export function jwtMetadata(claims: Readonly<Record<string, unknown>>): Record<string, string> {
+  const metadata: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const [name, value] of Object.entries(claims)) {
+    if (name.startsWith(COPIED_PREFIX)) metadata[name] = metadataValue(value);
+    else if (name.startsWith(FLIPT_PREFIX)) metadata[COPIED_PREFIX + name.slice(FLIPT_PREFIX.length)] = metadataValue(value);
+  }
+  // The mapped keys are set last, so a claim cannot pose as one of them.
+  if (typeof claims.iss === 'string') metadata[JWT_METADATA.issuer] = claims.iss;
+  const user = claims.user;
+  if (user !== null && typeof user === 'object' && !Array.isArray(user)) {
+    for (const [from, to] of USER_FIELDS) {
+      const v = (user as Record<string, unknown>)[from];
+      if (v !== undefined && v !== null) metadata[to] = metadataValue(v);
+    }
+  }
+  return metadata;
+}
+
+/** Verified tokens by digest, until their expiry; insertion order = age, oldest dropped first. */
+class VerifiedTokenCache {
+  private readonly entries = new Map<string, { authentication: Authentication; until: number }>();
+  constructor(
+    private readonly clock: Clock,
+    private readonly maxEntries: number,
+  ) {}
+
+  get(key: string): Authentication | undefined {
+    const e = this.entries.get(key);
+    if (e === undefined) return undefined;
+    if (e.until <= this.clock()) {
+      this.entries.delete(key);
+      return undefined;
+    }
+    return e.authentication;
+  }
+
+  put(key: string, authentication: Authentication, until: number): void {
+    if (this.entries.size >= this.maxEntries) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(key, { authentication, until });
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
+
+export interface JwtAuthenticator {
+  authenticate(token: string): Promise<Authentication>;
+  clear(): void;
+}
+
+/** The verification and cache, apart from the method wiring (the tests and bench use it too). */
+export function createJwtAuthenticator(config: MethodDeps['config']['methods']['jwt'], deps: Pick<MethodDeps, 'clock' | 'logger'>): JwtAuthenticator {
+  let keys: KeySource;
+  if (config.jwks_url !== undefined) {
+    keys = { jwksUrl: config.jwks_url, fetch: createTrustedFetch(config.ca_path !== undefined ? { caPath: config.ca_path } : {}) };
+  } else if (config.public_key_file !== undefined) {
+    keys = { publicKeyPem: readPublicKeyFile(config.public_key_file) };
+  } else {
+    throw new Error('authentication.methods.jwt: one of jwks_url or public_key_file is required');
+  }
+  const claims = config.validate_claims;
+  const verify: JwtVerifier = createJwtVerifier({
+    keys,
+    algorithms: JWT_ALGORITHMS,
+    ...(claims.issuer !== undefined ? { issuer: claims.issuer } : {}),
+    ...(claims.subject !== undefined ? { subject: claims.subject } : {}),
+    audiences: claims.audiences,
+    leewaySeconds: config.leeway / 1000,
+    clock: deps.clock,
+  });
+  const cache = new VerifiedTokenCache(deps.clock, MAX_CACHED_TOKENS);
+
+  return {
+    async authenticate(token) {
+      const key = digestKey(digestToken(token));
+      const cached = cache.get(key);
+      if (cached !== undefined) return cached;
+      let verified;
+      try {
+        verified = await verify(token);
+      } catch (err) {
+        const reason = err instanceof JwtRejected ? err.message : 'verification failed';
+        deps.logger.debug({ reason }, 'JWT refused');
+        throw unauthenticated();
+      }
+      const { payload, expiresAt } = verified;
+      const issuedAt = typeof payload.iat === 'number' ? payload.iat * 1000 : deps.clock();
+      // Not stored: no id. The token's own times stand in for the record's (Flipt leaves them out).
+      const authentication: Authentication = {
+        id: '',
+        method: 'METHOD_JWT',
+        expiresAt,
+        createdAt: issuedAt,
+        updatedAt: issuedAt,
+        metadata: jwtMetadata(payload),
+      };
+      cache.put(key, authentication, expiresAt);
+      return authentication;
+    },
+    clear: () => cache.clear(),
+  };
+}
+
+export function createJwtMethod(deps: MethodDeps): AuthMethod {
+  const config = deps.config.methods.jwt;
+  const authenticator = config.enabled ? createJwtAuthenticator(config, deps) : undefined;
+  return {
+    method: 'METHOD_JWT',
+    configKey: 'jwt',
+    sessionCompatible: false,
+    describe: () => null,
+    scheme: JWT_SCHEME,
+    authenticate(credential) {
+      if (authenticator === undefined) return Promise.reject(unauthenticated());
+      return authenticator.authenticate(credential);
+    },
+    close() {
+      authenticator?.clear();
+      return Promise.resolve();
+    },
+  };
+}
