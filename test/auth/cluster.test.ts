@@ -1,0 +1,215 @@
+/**
+ * The cluster service-account exchange (src/auth/methods/cluster.ts) through the real server,
+ * against a loopback OIDC discovery + JWKS over HTTPS trusting a CA file (as a cluster's API
+ * server publishes them), with records in SQLite and in a throwaway PostgreSQL.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import t, { type Test } from 'tap';
+import { makeTestCertificates, type TestCertificates } from '../support/git-tls.js';
+import { startJwtIssuer, type JwtIssuer } from '../support/jwt-issuer.js';
+import { reportMissing } from '../support/requirements.js';
+import { postgresUnavailableReason, startPostgres } from '../support/throwaway-db.js';
+import { UNAUTHENTICATED, request, startAuthServer, tempDir, type AuthServer } from './support.js';
+
+const CLUSTER_ISSUER = 'https://kubernetes.default.svc.cluster.local';
+const EVAL = { namespaceKey: 'default', flagKey: 'color', entityId: 'e1', context: {} };
+const METADATA_KEYS = [
+  'io.svc.auth.cluster.namespace',
+  'io.svc.auth.cluster.pod.name',
+  'io.svc.auth.cluster.pod.uid',
+  'io.svc.auth.cluster.serviceaccount.name',
+  'io.svc.auth.cluster.serviceaccount.uid',
+];
+
+interface Setup {
+  issuer: JwtIssuer;
+  server: AuthServer;
+  /** The pod's own token file (what the server sends to discovery). */
+  ownTokenPath: string;
+}
+
+async function setup(
+  t: Test,
+  certs: TestCertificates,
+  opts: { requireBearer?: string; storage?: string; audiences?: string[] } = {},
+): Promise<Setup> {
+  const issuer = await startJwtIssuer(t, {
+    tls: { key: certs.key, cert: certs.cert },
+    issuer: CLUSTER_ISSUER,
+    ...(opts.requireBearer !== undefined ? { requireBearer: opts.requireBearer } : {}),
+  });
+  const dir = tempDir(t);
+  const ownTokenPath = join(dir, 'own-token');
+  writeFileSync(ownTokenPath, `${opts.requireBearer ?? 'irrelevant'}\n`);
+  const server = await startAuthServer(t, {
+    dir,
+    yaml: `
+authentication:
+  required: true
+${opts.storage ?? ''}
+  methods:
+    cluster:
+      enabled: true
+      discovery_url: ${issuer.url}/
+      ca_path: ${certs.caPath}
+      service_account_token_path: ${ownTokenPath}
+${opts.audiences ? `      audiences: [${opts.audiences.join(', ')}]` : ''}
+`,
+  });
+  return { issuer, server, ownTokenPath };
+}
+
+const nowOf = (s: AuthServer) => Math.floor(s.clock.now / 1000);
+type Exchange = { status: number; body: Record<string, unknown>; text: string };
+
+async function exchange(s: AuthServer, token: string, path = 'cluster', field = 'service_account_token'): Promise<Exchange> {
+  const res = await request(`${s.url}/auth/v1/method/${path}/serviceaccount`, { body: { [field]: token } });
+  return { status: res.status, body: res.body as Record<string, unknown>, text: res.text };
+}
+
+/** The cases every store must pass. */
+async function exchangeCases(t: Test, certs: TestCertificates, storage?: string) {
+  const { issuer, server: s } = await setup(t, certs, { audiences: ['vexil'], ...(storage !== undefined ? { storage } : {}) });
+  const now = nowOf(s);
+
+  const token = await issuer.signServiceAccount({ now, namespace: 'payments', name: 'api', pod: 'api-7f9', audience: 'vexil', expiresIn: 3600 });
+  const ok = await exchange(s, token);
+  t.equal(ok.status, 200, ok.text);
+  const clientToken = ok.body.clientToken as string;
+  t.type(clientToken, 'string');
+  const auth = ok.body.authentication as Record<string, unknown>;
+  t.equal(auth.method, 'METHOD_CLUSTER');
+  t.equal(auth.expiresAt, new Date((now + 3600) * 1000).toISOString(), 'expires when the service-account token does');
+  const metadata = auth.metadata as Record<string, string>;
+  t.same(Object.keys(metadata).sort(), METADATA_KEYS, 'exactly the five metadata keys');
+  t.equal(metadata['io.svc.auth.cluster.namespace'], 'payments');
+  t.equal(metadata['io.svc.auth.cluster.pod.name'], 'api-7f9');
+  t.equal(metadata['io.svc.auth.cluster.serviceaccount.name'], 'api');
+  t.match(metadata['io.svc.auth.cluster.pod.uid'], /^[0-9a-f-]{36}$/);
+
+  // The client token works on protected routes (Koa and the evaluation fast path) and identifies the caller.
+  t.equal((await request(`${s.url}/evaluate/v1/variant`, { body: EVAL, token: clientToken })).status, 200);
+  const self = await request(`${s.url}/auth/v1/self`, { token: clientToken });
+  t.equal(self.status, 200);
+  t.equal((self.body as Record<string, unknown>).id, auth.id);
+  const listed = await request(`${s.url}/auth/v1/tokens?method=METHOD_CLUSTER`, { token: clientToken });
+  t.same(((listed.body as { authentications: Array<{ id: string }> }).authentications).map((a) => a.id), [auth.id], 'stored in the store');
+
+  // Flipt's path and camelCase field (Flipt's Go SDK).
+  const alias = await exchange(s, await issuer.signServiceAccount({ now, audience: 'vexil' }), 'kubernetes', 'serviceAccountToken');
+  t.equal(alias.status, 200, 'the /kubernetes/ alias with serviceAccountToken');
+  t.equal(((alias.body.authentication as Record<string, unknown>).metadata as Record<string, string>)['io.svc.auth.cluster.namespace'], 'default');
+
+  const refusals: Array<[string, string, RegExp]> = [
+    ['expired', await issuer.signServiceAccount({ now: now - 7200, audience: 'vexil', expiresIn: 3600 }), /token expired/],
+    ['wrong audience', await issuer.signServiceAccount({ now, audience: 'vault' }), /aud/],
+    ['wrong issuer', await issuer.sign({ iss: issuer.url, aud: 'vexil' }, { now }), /issuer mismatch/],
+    ['unknown kid', await (await issuer.unpublishedKey()).sign({ aud: 'vexil' }, { now }), /no key/],
+    ['alg none', issuer.signNone({ aud: 'vexil' }, now), /./],
+    ['garbage', 'x.y.z', /malformed/],
+  ];
+  for (const [what, bad, reason] of refusals) {
+    const res = await exchange(s, bad);
+    t.equal(res.status, 401, `${what}: 401`);
+    t.equal(res.body.code, 16);
+    t.match(res.body.message as string, /^verifying service account: /);
+    t.match(res.body.message as string, reason, `${what}: the reason is given`);
+  }
+  t.equal((await exchange(s, 'a'.repeat(1_000_000))).status, 401, 'a one-megabyte token (under the body limit) is refused by length');
+  const missing = await request(`${s.url}/auth/v1/method/cluster/serviceaccount`, { body: {} });
+  t.equal(missing.status, 400);
+  t.equal((missing.body as Record<string, unknown>).code, 3);
+
+  // Rotation: a key published after the set was fetched is used at once.
+  await issuer.rotate({ dropOld: true });
+  const hits = issuer.stats.jwksHits;
+  const rotated = await exchange(s, await issuer.signServiceAccount({ now, audience: 'vexil' }));
+  t.equal(rotated.status, 200, 'token signed with the rotated key');
+  t.equal(issuer.stats.jwksHits, hits + 1, 'one refetch');
+
+  // The record expires with the token.
+  s.clock.advance(3601_000);
+  t.same((await request(`${s.url}/evaluate/v1/variant`, { body: EVAL, token: clientToken })).body, UNAUTHENTICATED, 'expired with the service-account token');
+
+  const text = s.logs.text();
+  t.notOk(text.includes(clientToken), 'client token not logged');
+  t.notOk(text.includes(token.split('.')[2]!), 'service-account token not logged');
+}
+
+t.test('cluster exchange (SQLite)', async (t) => {
+  const certs = await makeTestCertificates(t);
+  await exchangeCases(t, certs);
+});
+
+t.test('discovery needing the pod token as bearer; untrusted CA; discovery down then up', async (t) => {
+  const certs = await makeTestCertificates(t);
+  const { issuer, server: s, ownTokenPath } = await setup(t, certs, { requireBearer: 'pod-own-token' });
+  const now = nowOf(s);
+  const ok = await exchange(s, await issuer.signServiceAccount({ now }));
+  t.equal(ok.status, 200, 'the pod token from service_account_token_path reaches discovery and JWKS');
+  t.equal(issuer.stats.refused, 0);
+  t.notOk(s.logs.text().includes('pod-own-token'), 'the pod token is not logged');
+
+  // A second server whose token file holds a stale token: discovery refused, 503, then fixed on disk.
+  const other = await startAuthServer(t, {
+    yaml: `
+authentication:
+  required: true
+  methods:
+    cluster:
+      enabled: true
+      discovery_url: ${issuer.url}
+      ca_path: ${certs.caPath}
+      service_account_token_path: ${ownTokenPath}.stale
+`,
+  });
+  writeFileSync(`${ownTokenPath}.stale`, 'old-token');
+  const down = await exchange(other, await issuer.signServiceAccount({ now: nowOf(other) }));
+  t.equal(down.status, 503, 'discovery refused: unavailable');
+  t.match(down.body.message as string, /cluster discovery failed: discovery answered HTTP 401/);
+  writeFileSync(`${ownTokenPath}.stale`, 'pod-own-token');
+  t.equal((await exchange(other, await issuer.signServiceAccount({ now: nowOf(other) }))).status, 200, 'the token file is re-read; discovery retried');
+
+  // A CA file that does not sign the issuer's certificate.
+  const otherCerts = await makeTestCertificates(t);
+  const untrusted = await startAuthServer(t, {
+    yaml: `
+authentication:
+  required: true
+  methods:
+    cluster:
+      enabled: true
+      discovery_url: ${issuer.url}
+      ca_path: ${otherCerts.caPath}
+      service_account_token_path: ${ownTokenPath}
+`,
+  });
+  const refused = await exchange(untrusted, await issuer.signServiceAccount({ now: nowOf(untrusted) }));
+  t.equal(refused.status, 503, 'TLS not trusted');
+});
+
+t.test('a CA file that cannot be read stops the start', async (t) => {
+  await t.rejects(
+    startAuthServer(t, {
+      yaml: `
+authentication:
+  required: true
+  methods:
+    cluster:
+      enabled: true
+      ca_path: /nonexistent/ca.crt
+`,
+    }),
+    /cannot prepare the authentication methods: cannot read the CA file "\/nonexistent\/ca.crt"/,
+  );
+});
+
+t.test('cluster exchange (PostgreSQL)', async (t) => {
+  const unavailable = postgresUnavailableReason();
+  if (unavailable !== undefined) return reportMissing(t, 'PostgreSQL', unavailable);
+  const pg = await startPostgres();
+  t.teardown(() => pg.close());
+  const certs = await makeTestCertificates(t);
+  await exchangeCases(t, certs, `  storage:\n    type: postgres\n    postgres:\n      url: ${pg.url}`);
+});
