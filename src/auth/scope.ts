@@ -48,7 +48,9 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
   if (path === '/auth/v1/method' && read) return { public: true };
   // The login flows of the session methods and the cluster exchange are how a caller gets a
   // token in the first place (reference §2.6).
-  if (path.startsWith('/auth/v1/method/oidc/') || path.startsWith('/auth/v1/method/code_host/')) return { public: true };
+  if (path.startsWith('/auth/v1/method/oidc/') || path.startsWith('/auth/v1/method/code_host/') || path.startsWith('/auth/v1/method/github/')) {
+    return { public: true };
+  }
   if ((path === '/auth/v1/method/cluster/serviceaccount' || path === '/auth/v1/method/kubernetes/serviceaccount') && method === 'POST') {
     return { public: true };
   }

@@ -12,6 +12,7 @@ import { bootstrapToken } from './bootstrap.js';
 import { startCleanup, type Cleaner, type CleanupSchedule } from './cleanup.js';
 import { resolveDataDir } from './data-dir.js';
 import { createClusterMethod } from './methods/cluster.js';
+import { createCodeHostMethod } from './methods/code-host.js';
 import { createJwtMethod } from './methods/jwt.js';
 import type { AuthMethod, MethodDeps } from './methods/types.js';
 import { authMiddleware } from './middleware.js';
@@ -35,6 +36,7 @@ export interface AuthRoutesDeps {
 
 /** Each method file's factory; a disabled method is not built. */
 const METHOD_FACTORIES: ReadonlyArray<readonly [keyof AuthenticationConfig['methods'], (deps: MethodDeps) => AuthMethod]> = [
+  ['code_host', createCodeHostMethod],
   ['cluster', createClusterMethod],
   ['jwt', createJwtMethod],
 ];

@@ -1,0 +1,330 @@
+/**
+ * Code-host login end to end: vexil (real HTTP server, authentication required) and the code-host
+ * fake (real HTTP server), a browser played by fetch with a cookie jar. Allowed and refused
+ * organizations and teams, Enterprise URLs, Flipt's /github/ paths, wrong state, a refused or
+ * failing code exchange, the session cookie accepted by protected routes, `/auth/v1/self`
+ * showing the metadata, no secret in the logs; on SQLite and on PostgreSQL.
+ */
+import t, { type Test } from 'tap';
+import { reportMissing } from '../../support/requirements.js';
+import { postgresUnavailableReason, startPostgres } from '../../support/throwaway-db.js';
+import { CookieJar } from '../../support/cookie-jar.js';
+import { startCodeHostFake, type CodeHostFake, type FakeUser } from '../../support/code-host-fake.js';
+import { startAuthServer, UNAUTHENTICATED, type AuthServer } from '../support.js';
+
+const CLIENT_SECRET = 'code-host-client-secret-7f3a';
+/** The public address vexil is configured with; the test rewrites it to the server's real one. */
+const PUBLIC = 'http://flags.example.test';
+
+interface Setup {
+  server: AuthServer;
+  fake: CodeHostFake;
+}
+
+interface SetupOptions {
+  storage: string;
+  users?: FakeUser[];
+  basePath?: string;
+  scopes?: string[];
+  organizations?: string[];
+  teams?: Record<string, string[]>;
+}
+
+async function setup(t: Test, opts: SetupOptions): Promise<Setup> {
+  const fake = await startCodeHostFake({
+    clients: [{ clientId: 'vexil-app', clientSecret: CLIENT_SECRET }],
+    ...(opts.users ? { users: opts.users } : {}),
+    ...(opts.basePath ? { basePath: opts.basePath } : {}),
+  });
+  t.teardown(() => fake.close());
+  const server = await startAuthServer(t, {
+    yaml: `authentication:
+  required: true
+${opts.storage}
+  session:
+    domain: 127.0.0.1
+  methods:
+    code_host:
+      enabled: true
+      client_id: vexil-app
+      client_secret: ${CLIENT_SECRET}
+      redirect_address: ${PUBLIC}/
+      server_url: ${fake.serverUrl}
+      api_url: ${fake.apiUrl}
+      scopes: ${JSON.stringify(opts.scopes ?? ['read:org', 'user:email'])}
+      allowed_organizations: ${JSON.stringify(opts.organizations ?? [])}
+      allowed_teams: ${JSON.stringify(opts.teams ?? {})}
+`,
+  });
+  return { server, fake };
+}
+
+interface LoginResult {
+  /** The callback's answer. */
+  res: Response;
+  body: unknown;
+  jar: CookieJar;
+  /** The authorize URL vexil answered with. */
+  authorizeUrl: URL;
+  /** The callback URL the code host redirected to (as the code host wrote it). */
+  callbackUrl: URL;
+}
+
+/**
+ * A browser logging in: the UI fetches the authorize JSON, the browser goes to the code host
+ * (which approves at once, as `login`), and follows the redirect back to vexil's callback.
+ * `tamper` may change the callback URL (state, code) before it is followed.
+ */
+async function browserLogin(
+  s: Setup,
+  opts: { base?: string; login?: string; jar?: CookieJar; accept?: string; tamper?: (u: URL, jar: CookieJar) => void } = {},
+): Promise<LoginResult> {
+  const jar = opts.jar ?? new CookieJar();
+  const base = opts.base ?? '/auth/v1/method/code_host';
+  const a = await fetch(`${s.server.url}${base}/authorize`, { headers: jar.with() });
+  if (a.status !== 200) throw new Error(`authorize answered ${a.status}: ${await a.text()}`);
+  jar.store(a);
+  const authorizeUrl = new URL(((await a.json()) as { authorizeUrl: string }).authorizeUrl);
+  const atHost = new URL(authorizeUrl);
+  if (opts.login !== undefined) atHost.searchParams.set('login', opts.login);
+  const approved = await fetch(atHost, { redirect: 'manual' });
+  const callbackUrl = new URL(approved.headers.get('location')!);
+  const follow = new URL(callbackUrl.pathname + callbackUrl.search, s.server.url);
+  opts.tamper?.(follow, jar);
+  const res = await fetch(follow, { redirect: 'manual', headers: jar.with({ accept: opts.accept ?? 'application/json' }) });
+  jar.store(res);
+  const text = await res.text();
+  let body: unknown = text;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // the redirect's text body
+  }
+  return { res, body, jar, authorizeUrl, callbackUrl };
+}
+
+async function getJson(url: string, headers: Record<string, string> = {}): Promise<{ status: number; body: unknown }> {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
+}
+
+function noSecretsLogged(t: Test, s: Setup, extra: string[] = []): void {
+  const text = s.server.logs.text();
+  t.notOk(text.includes(CLIENT_SECRET), 'the client secret is not logged');
+  for (const token of s.fake.tokens.keys()) t.notOk(text.includes(token), 'no code-host access token is logged');
+  for (const secret of extra) t.notOk(text.includes(secret), 'no client token is logged');
+}
+
+function flows(t: Test, storage: () => string): void {
+  t.test('an allowed organization and team: session cookie, protected routes, /auth/v1/self', async (t) => {
+    const s = await setup(t, { storage: storage(), organizations: ['acme'], teams: { acme: ['flag-admins'] } });
+
+    const listing = await getJson(`${s.server.url}/auth/v1/method`);
+    t.same((listing.body as { methods: unknown[] }).methods[1], {
+      method: 'METHOD_CODE_HOST',
+      enabled: true,
+      sessionCompatible: true,
+      metadata: { authorize_url: '/auth/v1/method/code_host/authorize', callback_url: '/auth/v1/method/code_host/callback' },
+    });
+
+    const login = await browserLogin(s);
+    t.equal(login.authorizeUrl.origin + login.authorizeUrl.pathname, `${s.fake.serverUrl}/login/oauth/authorize`);
+    t.same(
+      {
+        client_id: login.authorizeUrl.searchParams.get('client_id'),
+        redirect_uri: login.authorizeUrl.searchParams.get('redirect_uri'),
+        scope: login.authorizeUrl.searchParams.get('scope'),
+      },
+      { client_id: 'vexil-app', redirect_uri: `${PUBLIC}/auth/v1/method/code_host/callback`, scope: 'read:org user:email' },
+    );
+    t.equal(login.res.status, 302, 'the callback redirects');
+    t.equal(login.res.headers.get('location'), '/', 'to the UI root');
+    const cookie = login.jar.get('svc_client_token');
+    t.ok(cookie, 'the session cookie is set');
+    t.match(cookie!.attributes, { path: '/', domain: '127.0.0.1', httponly: '', samesite: 'Lax' });
+    t.equal(Number(cookie!.attributes['max-age']), 24 * 3600, 'lives session.token_lifetime');
+    t.notOk(login.jar.get('svc_client_state'), 'the state cookie is dropped');
+
+    const self = await getJson(`${s.server.url}/auth/v1/self`, login.jar.with());
+    t.equal(self.status, 200);
+    t.match(self.body, {
+      method: 'METHOD_CODE_HOST',
+      expiresAt: '2030-01-02T00:00:00.000Z',
+      metadata: {
+        'io.svc.auth.code_host.login': 'alice',
+        'io.svc.auth.code_host.id': '1001',
+        'io.svc.auth.code_host.name': 'Alice Test',
+        'io.svc.auth.code_host.email': 'alice@example.test',
+        'io.svc.auth.code_host.organizations': '["acme"]',
+        'io.svc.auth.code_host.teams': '{"acme":["flag-admins"]}',
+        'io.svc.auth.email': 'alice@example.test',
+        'io.svc.auth.name': 'Alice Test',
+      },
+    });
+    const flags = await getJson(`${s.server.url}/api/v1/namespaces/default/flags`, login.jar.with());
+    t.equal(flags.status, 200, 'a protected route accepts the session cookie');
+    const anonymous = await getJson(`${s.server.url}/api/v1/namespaces/default/flags`);
+    t.same(anonymous, { status: 401, body: UNAUTHENTICATED }, 'and refuses without it');
+
+    // The code host was asked only what the login needs, with the token it issued.
+    t.same(
+      s.fake.requests.map((r) => `${r.method} ${r.path}`).sort(),
+      [
+        'GET /login/oauth/authorize',
+        'GET /user',
+        'GET /user/emails',
+        'GET /user/orgs',
+        'GET /user/teams',
+        'POST /login/oauth/access_token',
+      ].sort(),
+    );
+    noSecretsLogged(t, s, [cookie!.value]);
+  });
+
+  t.test('refused: not in an allowed organization, or not in an allowed team', async (t) => {
+    const users: FakeUser[] = [
+      { login: 'alice', id: 1, orgs: ['acme'], teams: [{ org: 'acme', slug: 'flag-admins' }] },
+      { login: 'mallory', id: 2, orgs: ['elsewhere'], teams: [] },
+      { login: 'intern', id: 3, orgs: ['acme'], teams: [{ org: 'acme', slug: 'interns' }] },
+    ];
+    const s = await setup(t, { storage: storage(), users, organizations: ['acme'], teams: { acme: ['flag-admins'] } });
+    const outsider = await browserLogin(s, { login: 'mallory' });
+    t.equal(outsider.res.status, 403);
+    t.same(outsider.body, {
+      code: 7,
+      message: 'handling code host callback: code host user "mallory" is not in an allowed team of an allowed organization',
+      details: [],
+    });
+    t.notOk(outsider.jar.get('svc_client_token'), 'no session');
+    t.notOk(outsider.jar.get('svc_client_state'), 'the state cookie is dropped');
+    const intern = await browserLogin(s, { login: 'intern' });
+    t.equal(intern.res.status, 403);
+    t.notOk(intern.jar.get('svc_client_token'));
+    const tokens = await getJson(`${s.server.url}/auth/v1/tokens`, {});
+    t.equal(tokens.status, 401);
+    // Membership is read at each login: once in the team, the intern gets in.
+    users[2]!.teams!.push({ org: 'acme', slug: 'flag-admins' });
+    const later = await browserLogin(s, { login: 'intern' });
+    t.equal(later.res.status, 302);
+    t.ok(later.jar.get('svc_client_token'));
+    t.match(s.server.logs.entries().find((e) => e.msg === 'code host login refused'), { login: 'mallory', reason: /not in an allowed team/ });
+    noSecretsLogged(t, s);
+  });
+
+  t.test('organizations only: any member; without an allow-list anyone', async (t) => {
+    const users: FakeUser[] = [
+      { login: 'alice', id: 1, orgs: ['Acme'], teams: [] },
+      { login: 'mallory', id: 2, orgs: [], teams: [] },
+    ];
+    const s = await setup(t, { storage: storage(), users, organizations: ['acme', 'widgets'] });
+    t.equal((await browserLogin(s, { login: 'alice' })).res.status, 302, 'organization names compare case-insensitively');
+    const refused = await browserLogin(s, { login: 'mallory' });
+    t.same(refused.body, {
+      code: 7,
+      message: 'handling code host callback: code host user "mallory" is not a member of an allowed organization',
+      details: [],
+    });
+
+    const open = await setup(t, { storage: storage(), users, scopes: [] });
+    const anyone = await browserLogin(open, { login: 'mallory' });
+    t.equal(anyone.res.status, 302);
+    const self = await getJson(`${open.server.url}/auth/v1/self`, anyone.jar.with());
+    t.same((self.body as { metadata: unknown }).metadata, { 'io.svc.auth.code_host.id': '2', 'io.svc.auth.code_host.login': 'mallory' });
+    t.same(
+      open.fake.requests.map((r) => r.path).filter((p) => p.startsWith('/user')),
+      ['/user'],
+      'without read:org or user:email only /user is read',
+    );
+  });
+
+  t.test('state: tampered, missing cookie, replayed callback, foreign login', async (t) => {
+    const s = await setup(t, { storage: storage() });
+    const tampered = await browserLogin(s, { tamper: (u) => u.searchParams.set('state', 'forged') });
+    t.same({ status: tampered.res.status, body: tampered.body }, {
+      status: 401,
+      body: { code: 16, message: 'handling code host callback: unexpected state parameter', details: [] },
+    });
+    const noCookie = await browserLogin(s, { tamper: (_u, jar) => jar.delete('svc_client_state') });
+    t.same(noCookie.body, { code: 16, message: 'handling code host callback: missing state parameter', details: [] });
+
+    // The same callback twice (a reload, or a stolen redirect): the state is single use.
+    let replay: URL | undefined;
+    const first = await browserLogin(s, { tamper: (u) => (replay = new URL(u)) });
+    t.equal(first.res.status, 302);
+    const jar = new CookieJar();
+    const again = await fetch(replay!, { redirect: 'manual', headers: jar.with() });
+    t.equal(again.status, 401, 'without the (dropped) state cookie');
+    // Another browser's callback carries a state this browser's cookie does not hold.
+    const mine = new CookieJar();
+    const a = await fetch(`${s.server.url}/auth/v1/method/code_host/authorize`);
+    mine.store(a);
+    const theirs = await browserLogin(s, { tamper: (_u, jar) => jar.set(`svc_client_state=${mine.get('svc_client_state')!.value}`) });
+    t.equal(theirs.res.status, 401);
+    t.notOk(theirs.jar.get('svc_client_token'));
+  });
+
+  t.test('the code exchange refused or failing; the user denying access', async (t) => {
+    const s = await setup(t, { storage: storage() });
+    const badCode = await browserLogin(s, { tamper: (u) => u.searchParams.set('code', 'not-a-code') });
+    t.same({ status: badCode.res.status, body: badCode.body }, {
+      status: 401,
+      body: { code: 16, message: 'handling code host callback: the code host refused the login (bad_verification_code)', details: [] },
+    });
+    s.fake.hook = (r) => (r.route === '/user/orgs' ? { status: 502, body: 'bad gateway' } : undefined);
+    const down = await browserLogin(s);
+    t.same({ status: down.res.status, body: down.body }, {
+      status: 503,
+      body: { code: 14, message: 'handling code host callback: the code host is unavailable, try again later', details: [] },
+    });
+    t.notOk(down.jar.get('svc_client_token'));
+    t.match(s.server.logs.entries().find((e) => e.msg === 'code host login failed: the code host did not answer as expected'), {
+      error: /code host GET \/user\/orgs: 127\.0\.0\.1:\d+ answered HTTP 502/,
+    });
+    s.fake.hook = undefined;
+    const denied = await browserLogin(s, {
+      tamper: (u) => {
+        u.searchParams.delete('code');
+        u.searchParams.set('error', 'access_denied');
+      },
+    });
+    t.same(denied.body, { code: 16, message: 'handling code host callback: the code host refused the login (access_denied)', details: [] });
+    const noCode = await browserLogin(s, { tamper: (u) => u.searchParams.delete('code') });
+    t.same(noCode.body, { code: 16, message: 'handling code host callback: missing code parameter', details: [] });
+    noSecretsLogged(t, s);
+  });
+
+  t.test('GitHub Enterprise URLs, and Flipt\'s /github/ paths with their own callback address', async (t) => {
+    const s = await setup(t, { storage: storage(), basePath: '/ghe', organizations: ['acme'] });
+    const login = await browserLogin(s, { base: '/auth/v1/method/github' });
+    t.equal(login.authorizeUrl.origin + login.authorizeUrl.pathname, `${s.fake.url}/ghe/login/oauth/authorize`);
+    t.equal(login.callbackUrl.pathname, '/auth/v1/method/github/callback');
+    t.equal(login.authorizeUrl.searchParams.get('redirect_uri'), `${PUBLIC}/auth/v1/method/github/callback`);
+    t.equal(login.res.status, 302);
+    t.same(
+      [...new Set(s.fake.requests.map((r) => r.path))].sort(),
+      ['/api/v3/user', '/api/v3/user/emails', '/api/v3/user/orgs', '/api/v3/user/teams', '/login/oauth/access_token', '/login/oauth/authorize'],
+      'the API under /ghe/api/v3, the login under /ghe/login/oauth',
+    );
+    const exchange = s.fake.requests.find((r) => r.path === '/login/oauth/access_token')!;
+    t.equal(new URLSearchParams(exchange.body).get('redirect_uri'), `${PUBLIC}/auth/v1/method/github/callback`, 'the same callback address in the exchange');
+    const self = await getJson(`${s.server.url}/auth/v1/self`, login.jar.with());
+    t.equal((self.body as { metadata: Record<string, string> }).metadata['io.svc.auth.code_host.login'], 'alice');
+    noSecretsLogged(t, s, [login.jar.get('svc_client_token')!.value]);
+  });
+}
+
+t.test('SQLite', async (t) => {
+  flows(t, () => '');
+});
+
+const unavailable = postgresUnavailableReason();
+if (unavailable !== undefined) {
+  reportMissing(t, 'PostgreSQL', unavailable);
+} else {
+  t.test('PostgreSQL', async (t) => {
+    const pg = await startPostgres();
+    t.teardown(() => pg.close());
+    flows(t, () => `  storage:\n    type: postgres\n    postgres:\n      url: ${JSON.stringify(pg.url)}`);
+  });
+}
