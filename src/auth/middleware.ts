@@ -24,6 +24,7 @@ import { field, isPlainObject } from '../http/fields.js';
 import type { AppState } from '../server/context.js';
 import { headerTwin } from '../server/header-twins.js';
 import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
+import { csrfProblem, csrfRefusal, type CsrfConfig } from './csrf.js';
 import type { AuthMethod } from './methods/types.js';
 import type { AuthService } from './service.js';
 import { CLIENT_TOKEN_COOKIE, STATE_COOKIE, scopedNamespace, type Authentication } from './types.js';
@@ -41,6 +42,10 @@ export interface AuthMiddlewareOptions {
   exclude: { management: boolean; evaluation: boolean };
   /** `authentication.session.domain`, for the cookie-clearing header on a refused cookie. */
   sessionDomain?: string;
+  /** `authentication.session.csrf`: cookie-authenticated unsafe requests are checked (src/auth/csrf.ts). */
+  csrf?: CsrfConfig;
+  /** Enabled methods with a per-request `recheck` of their records (OIDC's email_matches). */
+  recheckMethods?: readonly AuthMethod[];
   /** Enabled stateless methods (those with a `scheme` and `authenticate`), e.g. JWT. */
   statelessMethods?: readonly AuthMethod[];
 }
@@ -113,6 +118,8 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     .filter((m) => m.scheme !== undefined && m.authenticate !== undefined)
     .map((m) => [`${m.scheme!} `, m] as const);
 
+  const rechecks = new Map((opts.recheckMethods ?? []).flatMap((m) => (m.recheck ? [[m.method, m.recheck.bind(m)] as const] : [])));
+
   const refusal = (req: AuthRequest, reason: string, credential: Credential): VexilError => {
     req.log()?.debug({ reason }, 'request was not authenticated');
     // A browser holding a dead cookie is told to drop it (reference §2.17), on /auth/v1 only.
@@ -142,9 +149,20 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     if (credential.kind === 'unsupported') throw refusal(req, 'unsupported authorization scheme', credential);
     // The method logs its own reason (never the credential) and throws the 401.
     if (credential.kind === 'stateless') return credential.method.authenticate!(credential.token);
+    if (credential.kind === 'cookie') {
+      // A browser sends the cookie on its own, also for a page of another site: check where the request comes from.
+      const problem = csrfProblem(req.method, req.headers, credential.token, opts.csrf ?? { trusted_origins: [] });
+      if (problem !== undefined) {
+        req.log()?.info({ reason: problem }, 'cookie-authenticated request refused');
+        throw csrfRefusal(problem);
+      }
+    }
     const found = await service.lookup(credential.token);
     if (!found.ok) throw refusal(req, found.reason, credential);
     const { authentication } = found;
+    const recheck = rechecks.get(authentication.method);
+    const recheckProblem = recheck?.(authentication);
+    if (recheckProblem !== undefined) throw refusal(req, recheckProblem, credential);
 
     const namespace = scopedNamespace(authentication);
     if (namespace !== undefined) {

@@ -14,6 +14,7 @@ import { resolveDataDir } from './data-dir.js';
 import { createClusterMethod } from './methods/cluster.js';
 import { createCodeHostMethod } from './methods/code-host.js';
 import { createJwtMethod } from './methods/jwt.js';
+import { createOidcMethod } from './methods/oidc.js';
 import type { AuthMethod, MethodDeps } from './methods/types.js';
 import { authMiddleware } from './middleware.js';
 import { AuthService } from './service.js';
@@ -36,6 +37,7 @@ export interface AuthRoutesDeps {
 
 /** Each method file's factory; a disabled method is not built. */
 const METHOD_FACTORIES: ReadonlyArray<readonly [keyof AuthenticationConfig['methods'], (deps: MethodDeps) => AuthMethod]> = [
+  ['oidc', createOidcMethod],
   ['code_host', createCodeHostMethod],
   ['cluster', createClusterMethod],
   ['jwt', createJwtMethod],
@@ -147,6 +149,7 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
   try {
     const deps: MethodDeps = { service, config: auth, sessions: new Sessions({ service, session: auth.session, clock }), logger, clock };
     methods = METHOD_FACTORIES.filter(([key]) => auth.methods[key].enabled).map(([, create]) => create(deps));
+    for (const m of methods) m.start?.();
   } catch (err) {
     await cleaner?.stop();
     await service.close().catch(() => undefined);
@@ -159,6 +162,8 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
     exclude: auth.exclude,
     ...(auth.session.domain !== undefined ? { sessionDomain: auth.session.domain } : {}),
     statelessMethods: methods.filter((m) => m.scheme !== undefined),
+    csrf: auth.session.csrf,
+    recheckMethods: methods.filter((m) => m.recheck !== undefined),
   });
 
   let closing: Promise<void> | undefined;

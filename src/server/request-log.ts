@@ -15,6 +15,7 @@ import type { AppState } from './context.js';
 import type { Health } from './health.js';
 import { newUuid } from './uuid.js';
 import type { ServerMetrics } from './metrics.js';
+import { redactUrl } from '../http/redact-url.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 
@@ -56,7 +57,9 @@ function durationMs(nanos: number): number {
 }
 
 /** The one log line of a request (shared with the evaluation fast path); `nanos` is its duration. */
-export function requestLine(method: string, url: string, status: number, nanos: number, remoteAddress: string | undefined): RequestLine {
+export function requestLine(method: string, rawUrl: string, status: number, nanos: number, remoteAddress: string | undefined): RequestLine {
+  // OAuth callbacks carry the authorization code and state in the query: never logged.
+  const url = redactUrl(rawUrl);
   return {
     method,
     url: url.length > 2048 ? `${url.slice(0, 2048)}…` : url,

@@ -72,6 +72,8 @@ export interface AuthMethod {
    * enforced per request as in Flipt, reference §2.11). Returns a reason to refuse, or undefined.
    */
   recheck?(authentication: Authentication): string | undefined;
+  /** Begins work the method does ahead of requests (OIDC discovery); never throws. */
+  start?(): void;
   /** Background work the method started (discovery refresh, key caches). */
   close?(): Promise<void>;
 }

@@ -1,0 +1,141 @@
+/**
+ * A real OpenID provider on loopback (npm `oidc-provider`, testing-recipes §4): discovery, JWKS,
+ * the authorization code flow with optional or required PKCE, RS256 ID tokens carrying email,
+ * email_verified, name and picture (conformIdTokenClaims off, as Flipt-style relying parties read
+ * ID token claims only). Logins need no form: the interaction auto-logs in `nextLogin`.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair } from 'jose';
+import Provider from 'oidc-provider';
+
+export interface Account {
+  email?: string;
+  email_verified?: boolean;
+  name?: string;
+  picture?: string;
+}
+
+export interface OidcProviderOptions {
+  /** Listen on this port (e.g. one picked before vexil starts, for the provider-down case). */
+  port?: number;
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  requirePkce: boolean;
+  accounts: Record<string, Account>;
+  /** ID token lifetime in seconds (default 600). */
+  idTokenTtl?: number;
+}
+
+export interface TestOidcProvider {
+  readonly issuer: string;
+  /** The account the next login is made as. */
+  nextLogin: string;
+  close(): Promise<void>;
+}
+
+export async function startOidcProvider(opts: OidcProviderOptions): Promise<TestOidcProvider> {
+  const server = http.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port ?? 0, '127.0.0.1', () => resolve());
+  });
+  const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { privateKey } = await generateKeyPair('RS256', { extractable: true });
+  const state: TestOidcProvider = {
+    issuer,
+    nextLogin: Object.keys(opts.accounts)[0]!,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+  const provider = new Provider(issuer, {
+    jwks: { keys: [{ ...(await exportJWK(privateKey)), alg: 'RS256', use: 'sig', kid: 'k1' }] },
+    ttl: { Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: opts.idTokenTtl ?? 600, AuthorizationCode: 60, RefreshToken: 86400 },
+    clients: [
+      {
+        client_id: opts.clientId,
+        client_secret: opts.clientSecret,
+        redirect_uris: [opts.redirectUri],
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'client_secret_basic',
+      },
+    ],
+    pkce: { required: () => opts.requirePkce },
+    scopes: ['openid', 'email', 'profile'],
+    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name', 'picture'] },
+    conformIdTokenClaims: false,
+    findAccount: async (_ctx: unknown, id: string) => ({ accountId: id, claims: async () => ({ sub: id, ...(opts.accounts[id] ?? {}) }) }),
+    interactions: { url: (_ctx: unknown, i: { uid: string }) => `/interaction/${i.uid}` },
+    features: { devInteractions: { enabled: false } },
+    cookies: { keys: ['test-cookie-key'] },
+    // No consent screen: every requested scope and claim is granted.
+    loadExistingGrant: async (ctx: any) => {
+      const grant = new ctx.oidc.provider.Grant({ clientId: ctx.oidc.client.clientId, accountId: ctx.oidc.session.accountId });
+      grant.addOIDCScope(ctx.oidc.params.scope || 'openid');
+      grant.addOIDCClaims(['email', 'email_verified', 'name', 'picture']);
+      await grant.save();
+      return grant;
+    },
+  });
+  const callback = provider.callback();
+  server.on('request', (req: http.IncomingMessage, res: http.ServerResponse) => {
+    if (!req.url?.startsWith('/interaction/')) {
+      callback(req, res);
+      return;
+    }
+    void (async () => {
+      const details = await provider.interactionDetails(req, res);
+      const result = details.prompt.name === 'login' ? { login: { accountId: state.nextLogin } } : {};
+      await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });
+    })().catch(() => {
+      res.statusCode = 500;
+      res.end();
+    });
+  });
+  return state;
+}
+
+/** A browser's cookies, by name (every test server is on 127.0.0.1, where ports share cookies). */
+export class CookieJar {
+  readonly cookies = new Map<string, string>();
+
+  /** Takes the Set-Cookie headers of a response (Max-Age=0 removes). */
+  take(res: Response): string[] {
+    const all = res.headers.getSetCookie();
+    for (const c of all) {
+      const [pair, ...attrs] = c.split(';');
+      const i = pair!.indexOf('=');
+      const name = pair!.slice(0, i).trim();
+      const value = pair!.slice(i + 1).trim();
+      if (attrs.some((a) => a.trim().toLowerCase() === 'max-age=0') || value === '') this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return all;
+  }
+
+  header(): string {
+    return [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+  }
+}
+
+/**
+ * Follows the provider's redirects from `authorizeUrl` like a browser until one leaves for
+ * `redirectUri`; returns that URL (with code, state, iss).
+ */
+export async function followToRedirect(authorizeUrl: string, redirectUri: string, jar: CookieJar): Promise<URL> {
+  let url = authorizeUrl;
+  for (let hops = 0; hops < 10; hops++) {
+    if (url.startsWith(redirectUri)) return new URL(url);
+    const res = await fetch(url, { redirect: 'manual', headers: { cookie: jar.header() } });
+    jar.take(res);
+    await res.arrayBuffer();
+    const location = res.headers.get('location');
+    if (location === null) throw new Error(`provider answered ${res.status} without a redirect at ${url}`);
+    url = new URL(location, url).href;
+  }
+  throw new Error('too many redirects at the provider');
+}
