@@ -7,7 +7,16 @@
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
+import type { AppState } from './context.js';
 import { Code, INTERNAL_MESSAGE, toVexilError, type VexilError } from '../errors.js';
+import { trimSlashes } from '../http/url.js';
+
+declare module './context.js' {
+  interface AppState {
+    /** Set by routes a browser navigates to (login callbacks): an error is a page when HTML is preferred. */
+    errorPage?: boolean;
+  }
+}
 
 export interface ErrorBody {
   code: number;
@@ -90,8 +99,40 @@ export function errorMiddleware(opts: ErrorMiddlewareOptions): Middleware {
       ctx.remove('Content-Encoding');
       for (const [name, value] of Object.entries(res.headers)) ctx.set(name, value);
       ctx.status = res.status;
+      if ((ctx.state as Partial<AppState>).errorPage === true && ctx.accepts('json', 'html') === 'html') {
+        ctx.type = 'text/html; charset=utf-8';
+        ctx.set('Content-Security-Policy', "default-src 'none'");
+        const prefix = trimSlashes(ctx.get('X-Forwarded-Prefix').trim());
+        ctx.body = errorPage(res, prefix === '' ? '/' : `/${prefix}/`);
+        return;
+      }
       ctx.type = 'application/json';
       ctx.body = serializeErrorBody(res.body, opts.pretty?.(ctx) ?? false);
     }
   };
 }
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+
+/**
+ * The same error as a page, for routes a browser navigates to rather than fetches (the login
+ * callbacks set `ctx.state.errorPage`) when the request prefers HTML: the person at the browser
+ * reads why they were refused instead of raw JSON. API clients (Accept: JSON or none) get JSON.
+ */
+export function errorPage(res: ErrorResponse, home: string): string {
+  const title = `${res.status} ${escapeHtml(STATUS_TEXT[res.status] ?? 'Error')}`;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>${title}</title></head>
+<body><h1>${title}</h1><p>${escapeHtml(res.body.message)}</p><p><a href="${escapeHtml(home)}">Back</a></p></body></html>
+`;
+}
+
+const STATUS_TEXT: Readonly<Record<number, string>> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  500: 'Internal Server Error',
+  503: 'Service Unavailable',
+};

@@ -9,7 +9,8 @@
  *   code at `{server_url}/login/oauth/access_token`, reads the user (`{api_url}/user`; with the
  *   `user:email` or `user` scope the primary verified address from `/user/emails`; with `read:org`
  *   the organizations and teams), applies `allowed_organizations` / `allowed_teams`, and issues
- *   the session (cookie, redirect to the UI root). A user the rule refuses gets 403 with the reason.
+ *   the session (cookie, redirect to the UI root). A user the rule refuses gets 403 with the reason
+ *   (JSON, or a page when the browser prefers HTML).
  * - Flipt's paths `/auth/v1/method/github/{authorize,callback}` are the same flow. The callback
  *   address sent to the code host is the one of the path the login started on, so an OAuth app
  *   registered for Flipt's `/github/callback` keeps working.
@@ -104,6 +105,8 @@ export function createCodeHostMethod(deps: MethodDeps, opts: CodeHostMethodOptio
   };
 
   const callback = async (ctx: AppRouterContext): Promise<void> => {
+    // The browser navigates here: a refusal is shown as a page when it asks for HTML.
+    ctx.state.errorPage = true;
     const login = deps.sessions.finishLogin({
       method: 'METHOD_CODE_HOST',
       provider: '',

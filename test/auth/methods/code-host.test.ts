@@ -32,7 +32,14 @@ interface SetupOptions {
 
 async function setup(t: Test, opts: SetupOptions): Promise<Setup> {
   const fake = await startCodeHostFake({
-    clients: [{ clientId: 'vexil-app', clientSecret: CLIENT_SECRET }],
+    // Registered callbacks, checked by the fake at authorize and exchange as the code host does.
+    clients: [
+      {
+        clientId: 'vexil-app',
+        clientSecret: CLIENT_SECRET,
+        redirectUris: [`${PUBLIC}/auth/v1/method/code_host/callback`, `${PUBLIC}/auth/v1/method/github/callback`],
+      },
+    ],
     ...(opts.users ? { users: opts.users } : {}),
     ...(opts.basePath ? { basePath: opts.basePath } : {}),
   });
@@ -201,6 +208,12 @@ function flows(t: Test, storage: () => string): void {
     const intern = await browserLogin(s, { login: 'intern' });
     t.equal(intern.res.status, 403);
     t.notOk(intern.jar.get('svc_client_token'));
+    // A browser (navigating, preferring HTML) reads the refusal as a page.
+    const browser = await browserLogin(s, { login: 'mallory', accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' });
+    t.equal(browser.res.status, 403);
+    t.equal(browser.res.headers.get('content-type'), 'text/html; charset=utf-8');
+    t.equal(browser.res.headers.get('content-security-policy'), "default-src 'none'");
+    t.match(browser.body, '<h1>403 Forbidden</h1><p>handling code host callback: code host user &quot;mallory&quot; is not in an allowed team of an allowed organization</p>');
     const tokens = await getJson(`${s.server.url}/auth/v1/tokens`, {});
     t.equal(tokens.status, 401);
     // Membership is read at each login: once in the team, the intern gets in.
