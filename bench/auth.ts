@@ -2,7 +2,8 @@
  * `npm run bench -- auth`: evaluation throughput of `vexil serve` with `authentication.required:
  * true` (a token checked on every request, through the in-memory lookup cache) against the same
  * server without authentication, in the same run. Target: required >= 0.9x open. A third server
- * with `cache_ttl: 0` (a SQLite lookup per request) is measured for information.
+ * with `cache_ttl: 0` (a SQLite lookup per request) is measured for information. A fourth server
+ * takes `Authorization: JWT <token>` (bench/auth-jwt.ts): target JWT >= 0.8x open.
  *
  * Every server is the compiled build in its own process, SQLite store in a temp folder, info logs
  * to a file; the servers are measured in turns (open, cached, uncached, open, ...) and the median
@@ -17,6 +18,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { prepareJwtBench, TARGET_JWT } from './auth-jwt.js';
 import { REPO, type BenchBuild } from './build.js';
 import { median, fmtInt, fmtRatio, verdict } from './stats.js';
 
@@ -47,22 +49,25 @@ interface Variant {
   name: string;
   label: string;
   yaml: string;
-  token: boolean;
+  /** The Authorization header sent, if any. */
+  authorization?: string;
 }
 
-const VARIANTS: readonly Variant[] = [
-  { name: 'open', label: 'authentication off', yaml: 'authentication:\n  required: false\n', token: false },
+const BEARER = `Bearer ${TOKEN}`;
+
+const TOKEN_VARIANTS: readonly Variant[] = [
+  { name: 'open', label: 'authentication off', yaml: 'authentication:\n  required: false\n' },
   {
     name: 'cached',
     label: 'required, token lookup cached (cache_ttl 5s, the default)',
     yaml: `authentication:\n  required: true\n  methods:\n    token:\n      enabled: true\n      bootstrap:\n        token: ${TOKEN}\n`,
-    token: true,
+    authorization: BEARER,
   },
   {
     name: 'uncached',
     label: 'required, no cache (cache_ttl 0: a SQLite lookup per request)',
     yaml: `authentication:\n  required: true\n  cache_ttl: 0s\n  methods:\n    token:\n      enabled: true\n      bootstrap:\n        token: ${TOKEN}\n`,
-    token: true,
+    authorization: BEARER,
   },
 ];
 
@@ -115,8 +120,8 @@ async function startServer(build: BenchBuild, dir: string, variant: Variant): Pr
   }
 }
 
-function runLoad(build: BenchBuild, url: string, token: boolean, connections: number, durationSec: number): Promise<LoadLine> {
-  const args = { url, connections, durationSec, body: BODY, ...(token ? { authorization: `Bearer ${TOKEN}` } : {}) };
+function runLoad(build: BenchBuild, url: string, authorization: string | undefined, connections: number, durationSec: number): Promise<LoadLine> {
+  const args = { url, connections, durationSec, body: BODY, ...(authorization !== undefined ? { authorization } : {}) };
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [join(build.root, 'bench/auth.js'), JSON.stringify(args)], {
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -144,23 +149,28 @@ export async function runAuthBench(build: BenchBuild, opts: AuthBenchOptions, lo
   const dir = mkdtempSync(join(tmpdir(), 'vexil-bench-auth-'));
   const servers: Array<{ child: ChildProcess; url: string }> = [];
   try {
+    const jwt = await prepareJwtBench(dir);
+    const VARIANTS: readonly Variant[] = [
+      ...TOKEN_VARIANTS,
+      { name: 'jwt', label: 'required, Authorization: JWT (ES256, verified-token cache)', yaml: jwt.yaml, authorization: jwt.authorization },
+    ];
     for (const v of VARIANTS) servers.push(await startServer(build, dir, v));
     for (const [i, v] of VARIANTS.entries()) {
       const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (v.token) headers.authorization = `Bearer ${TOKEN}`;
+      if (v.authorization !== undefined) headers.authorization = v.authorization;
       const probe = await fetch(`${servers[i]!.url}/evaluate/v1/variant`, { method: 'POST', headers, body: BODY });
       const text = await probe.text();
       if (probe.status !== 200) throw new Error(`${v.name}: vexil answered ${probe.status}: ${text}`);
-      if (v.token) {
+      if (v.authorization !== undefined) {
         const refused = await fetch(`${servers[i]!.url}/evaluate/v1/variant`, { method: 'POST', body: BODY });
         if (refused.status !== 401) throw new Error(`${v.name}: a request without a token was not refused (${refused.status})`);
       }
-      if (opts.warmupSec > 0) await runLoad(build, `${servers[i]!.url}/evaluate/v1/variant`, v.token, opts.connections, opts.warmupSec);
+      if (opts.warmupSec > 0) await runLoad(build, `${servers[i]!.url}/evaluate/v1/variant`, v.authorization, opts.connections, opts.warmupSec);
     }
     const results: LoadLine[][] = VARIANTS.map(() => []);
     for (let round = 0; round < opts.rounds; round++) {
       for (const [i, v] of VARIANTS.entries()) {
-        const r = await runLoad(build, `${servers[i]!.url}/evaluate/v1/variant`, v.token, opts.connections, opts.durationSec);
+        const r = await runLoad(build, `${servers[i]!.url}/evaluate/v1/variant`, v.authorization, opts.connections, opts.durationSec);
         if (r.non2xx > 0 || r.errors > 0) throw new Error(`${v.name}: ${r.non2xx} non-2xx and ${r.errors} errors under load`);
         results[i]!.push(r);
         log(`  round ${round + 1}/${opts.rounds} ${v.name}: ${fmtInt(r.reqPerSec)} req/s, p50 ${r.p50Ms} ms, p99 ${r.p99Ms} ms`);
@@ -170,6 +180,8 @@ export async function runAuthBench(build: BenchBuild, opts: AuthBenchOptions, lo
     const p99 = results.map((rs) => median(rs.map((r) => r.p99Ms)));
     const ratio = rps[1]! / rps[0]!;
     const ok = ratio >= TARGET_AUTH;
+    const jwtRatio = rps[3]! / rps[0]!;
+    const jwtOk = jwtRatio >= TARGET_JWT;
     const markdown = [
       `autocannon, ${opts.connections} connections, ${opts.rounds} round(s) of ${opts.durationSec} s per server in turns (after a ${opts.warmupSec} s warm-up each), POST /evaluate/v1/variant; medians. One process per server, SQLite authentication store.`,
       '',
@@ -178,8 +190,15 @@ export async function runAuthBench(build: BenchBuild, opts: AuthBenchOptions, lo
       ...VARIANTS.map((v, i) => `| ${v.label} | ${fmtInt(rps[i]!)} | ${p99[i]} ms | ${fmtRatio(rps[i]! / rps[0]!)} |`),
       '',
       `required (cached) / off = **${fmtRatio(ratio)}** (target ≥ ${TARGET_AUTH}×): ${verdict(ok)}`,
+      `JWT / off = **${fmtRatio(jwtRatio)}** (target ≥ ${TARGET_JWT}×): ${verdict(jwtOk)}`,
     ].join('\n');
-    return { markdown, verdicts: [{ target: `auth: required (token lookup cached) ≥ ${TARGET_AUTH}× authentication off`, ok }] };
+    return {
+      markdown,
+      verdicts: [
+        { target: `auth: required (token lookup cached) ≥ ${TARGET_AUTH}× authentication off`, ok },
+        { target: `auth: JWT (verified-token cache) ≥ ${TARGET_JWT}× authentication off`, ok: jwtOk },
+      ],
+    };
   } finally {
     for (const s of servers) await stop(s.child);
     rmSync(dir, { recursive: true, force: true });

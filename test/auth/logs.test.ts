@@ -1,9 +1,13 @@
 /**
  * Raw client tokens never reach the log (trace level, every line captured), except the bootstrap
- * token, written once as `client_token`.
+ * token, written once as `client_token`; nor do JWTs, service-account tokens or the pod's own token.
  */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import t from 'tap';
-import { bootstrapTokenFrom, createToken, request, startAuthServer } from './support.js';
+import { makeTestCertificates } from '../support/git-tls.js';
+import { startJwtIssuer } from '../support/jwt-issuer.js';
+import { bootstrapTokenFrom, createToken, request, startAuthServer, tempDir } from './support.js';
 
 t.test('a full session at trace level: no created token in any log line', async (t) => {
   const s = await startAuthServer(t, {
@@ -51,4 +55,57 @@ authentication:
     s.logs.entries().some((e) => e.msg === 'request was not authenticated' && e.reason === 'authorization expired'),
     'refusals are logged with their reason',
   );
+});
+
+t.test('JWT and cluster methods at trace level: no JWT, signature, pod token or client token in any log line', async (t) => {
+  const certs = await makeTestCertificates(t);
+  const jwtIssuer = await startJwtIssuer(t);
+  const cluster = await startJwtIssuer(t, { tls: { key: certs.key, cert: certs.cert }, requireBearer: 'pod-own-secret-token' });
+  const dir = tempDir(t);
+  writeFileSync(join(dir, 'pod-token'), 'pod-own-secret-token');
+  const s = await startAuthServer(t, {
+    dir,
+    yaml: `
+log:
+  level: trace
+authentication:
+  required: true
+  methods:
+    jwt:
+      enabled: true
+      jwks_url: ${jwtIssuer.jwksUri}
+      validate_claims:
+        audiences: [vexil]
+    cluster:
+      enabled: true
+      discovery_url: ${cluster.url}
+      ca_path: ${certs.caPath}
+      service_account_token_path: ${join(dir, 'pod-token')}
+`,
+  });
+  const now = Math.floor(s.clock.now / 1000);
+  const secrets: string[] = ['pod-own-secret-token'];
+  const good = await jwtIssuer.sign({ aud: 'vexil' }, { now });
+  const wrongAudience = await jwtIssuer.sign({ aud: 'other' }, { now });
+  const expired = await jwtIssuer.sign({ aud: 'vexil' }, { now: now - 3600 });
+  for (const jwt of [good, wrongAudience, expired]) {
+    secrets.push(jwt, jwt.split('.')[2]!);
+    await request(`${s.url}/evaluate/v1/variant`, { authorization: `JWT ${jwt}`, body: { namespaceKey: 'default', flagKey: 'color', entityId: 'e' } });
+    await request(`${s.url}/auth/v1/self`, { authorization: `JWT ${jwt}` });
+  }
+  const sa = await cluster.signServiceAccount({ now });
+  const expiredSa = await cluster.signServiceAccount({ now: now - 7200 });
+  secrets.push(sa, sa.split('.')[2]!, expiredSa, expiredSa.split('.')[2]!);
+  const exchanged = await request(`${s.url}/auth/v1/method/cluster/serviceaccount`, { body: { service_account_token: sa } });
+  t.equal(exchanged.status, 200);
+  const clientToken = (exchanged.body as { clientToken: string }).clientToken;
+  secrets.push(clientToken);
+  await request(`${s.url}/auth/v1/method/cluster/serviceaccount`, { body: { service_account_token: expiredSa } });
+  await request(`${s.url}/auth/v1/self`, { token: clientToken });
+  await s.stop();
+
+  const text = s.logs.text();
+  for (const [i, secret] of secrets.entries()) t.notOk(text.includes(secret), `secret ${i} is not in the log`);
+  t.ok(s.logs.entries().some((e) => e.msg === 'JWT refused' && typeof e.reason === 'string'), 'JWT refusals are logged with their reason');
+  t.ok(s.logs.entries().some((e) => e.msg === 'client token created' && e.method === 'METHOD_CLUSTER'), 'the exchange is logged');
 });
