@@ -187,6 +187,19 @@ function flows(t: Test, storage: () => string): void {
       ].sort(),
     );
     noSecretsLogged(t, s, [cookie!.value]);
+
+    // Logging out expires the record and drops the cookie; a second login gets a new session.
+    const second = await browserLogin(s);
+    const logout = await fetch(`${s.server.url}/auth/v1/self/expire`, { method: 'PUT', headers: login.jar.with() });
+    t.equal(logout.status, 200);
+    login.jar.store(logout);
+    t.notOk(login.jar.get('svc_client_token'), 'logout drops the cookie');
+    s.server.clock.advance(1); // expired "now": past it from the next millisecond on
+    t.equal((await getJson(`${s.server.url}/auth/v1/self`, { cookie: `svc_client_token=${cookie!.value}` })).status, 401, 'the old session is over');
+    t.equal((await getJson(`${s.server.url}/auth/v1/self`, second.jar.with())).status, 200, 'the other session is not');
+    // A session lasts session.token_lifetime (24h by default).
+    s.server.clock.advance(24 * 3600_000);
+    t.same(await getJson(`${s.server.url}/api/v1/namespaces/default/flags`, second.jar.with()), { status: 401, body: UNAUTHENTICATED }, 'expired');
   });
 
   t.test('refused: not in an allowed organization, or not in an allowed team', async (t) => {
