@@ -62,7 +62,8 @@ t.test('defaults without a file or environment', async (t) => {
   t.equal(a.methods.cluster.discovery_url, 'https://kubernetes.default.svc.cluster.local');
   t.equal(a.methods.cluster.ca_path, '/var/run/secrets/kubernetes.io/serviceaccount/ca.crt');
   t.equal(a.methods.cluster.service_account_token_path, '/var/run/secrets/kubernetes.io/serviceaccount/token');
-  t.same(a.methods.jwt, { enabled: false, validate_claims: { audiences: [] } });
+  t.same(a.methods.cluster.audiences, [], 'the audience is not checked unless configured');
+  t.same(a.methods.jwt, { enabled: false, leeway: 60_000, validate_claims: { audiences: [] } });
 });
 
 t.test('defaultLocalPath replaces the bundled folder', async (t) => {
@@ -114,6 +115,7 @@ authentication:
   t.same(c.authentication.methods.jwt, {
     enabled: true,
     public_key_file: '/keys/jwt.pem',
+    leeway: 60_000,
     validate_claims: { issuer: 'me', audiences: ['svc'] },
   });
 });
