@@ -56,8 +56,17 @@ export type JwtVerifier = (token: string) => Promise<VerifiedJwt>;
 
 /** Reads a PEM public key file (at start); refuses private keys and anything that is not asymmetric. */
 export function readPublicKeyFile(path: string): string {
-  const pem = readFileSync(path, 'utf8');
-  publicKeyOf(pem);
+  let pem: string;
+  try {
+    pem = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new Error(`cannot read "${path}": ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  try {
+    publicKeyOf(pem);
+  } catch (err) {
+    throw new Error(`"${path}" is not a usable PEM public key: ${(err as Error).message}`);
+  }
   return pem;
 }
 

@@ -201,7 +201,7 @@ authentication:
       ca_path: /nonexistent/ca.crt
 `,
     }),
-    /cannot prepare the authentication methods: cannot read the CA file "\/nonexistent\/ca.crt"/,
+    /cannot prepare the authentication methods: authentication\.methods\.cluster\.ca_path: cannot read the CA file "\/nonexistent\/ca.crt"/,
   );
 });
 

@@ -155,6 +155,21 @@ t.test('PEM public key file', async (t) => {
   }
 });
 
+t.test('an unreadable or unusable key file stops the start, naming the key', async (t) => {
+  const dir = tempDir(t);
+  await t.rejects(
+    startAuthServer(t, { yaml: jwtYaml(`      public_key_file: ${join(dir, 'missing.pem')}`) }),
+    /authentication\.methods\.jwt\.public_key_file: cannot read ".*missing\.pem": ENOENT/,
+  );
+  const issuer = await startJwtIssuer(t);
+  const privateish = join(dir, 'private.pem');
+  writeFileSync(privateish, `-----BEGIN PRIVATE KEY-----\n${(await issuer.publicKeyPem()).split('\n').slice(1, -2).join('\n')}\n-----END PRIVATE KEY-----\n`);
+  await t.rejects(startAuthServer(t, { yaml: jwtYaml(`      public_key_file: ${privateish}`) }), /is not a usable PEM public key: the file holds a private key/);
+  const garbage = join(dir, 'garbage.pem');
+  writeFileSync(garbage, 'not a key');
+  await t.rejects(startAuthServer(t, { yaml: jwtYaml(`      public_key_file: ${garbage}`) }), /jwt\.public_key_file: ".*garbage\.pem" is not a usable PEM public key/);
+});
+
 t.test('namespace rules unchanged; bearer tokens work beside JWT; nothing secret in logs', async (t) => {
   const issuer = await startJwtIssuer(t);
   const s = await startAuthServer(t, { yaml: jwtYaml(`      jwks_url: ${issuer.jwksUri}`) });

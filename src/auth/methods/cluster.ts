@@ -99,7 +99,12 @@ function refused(reason: string): VexilError {
 /** Verification and record creation, apart from the HTTP wiring. */
 export function createClusterExchanger(config: ClusterConfig, service: AuthService, clock: Clock): ClusterExchanger {
   // Reads the CA file now: an unreadable one stops the start.
-  const fetchKeys = createTrustedFetch({ caPath: config.ca_path, bearerTokenPath: config.service_account_token_path });
+  let fetchKeys: KeyFetch;
+  try {
+    fetchKeys = createTrustedFetch({ caPath: config.ca_path, bearerTokenPath: config.service_account_token_path });
+  } catch (err) {
+    throw new Error(`authentication.methods.cluster.ca_path: ${(err as Error).message}`);
+  }
   let verifier: Promise<JwtVerifier> | undefined;
 
   const verifierOnce = (): Promise<JwtVerifier> => {

@@ -98,6 +98,15 @@ class VerifiedTokenCache {
   }
 }
 
+/** Runs a start-up step, naming the config key in its error (the start fails with it). */
+function atKey<T>(key: string, step: () => T): T {
+  try {
+    return step();
+  } catch (err) {
+    throw new Error(`authentication.methods.jwt.${key}: ${(err as Error).message}`);
+  }
+}
+
 export interface JwtAuthenticator {
   authenticate(token: string): Promise<Authentication>;
   clear(): void;
@@ -107,9 +116,11 @@ export interface JwtAuthenticator {
 export function createJwtAuthenticator(config: MethodDeps['config']['methods']['jwt'], deps: Pick<MethodDeps, 'clock' | 'logger'>): JwtAuthenticator {
   let keys: KeySource;
   if (config.jwks_url !== undefined) {
-    keys = { jwksUrl: config.jwks_url, fetch: createTrustedFetch(config.ca_path !== undefined ? { caPath: config.ca_path } : {}) };
+    const caPath = config.ca_path;
+    keys = { jwksUrl: config.jwks_url, fetch: atKey('ca_path', () => createTrustedFetch(caPath !== undefined ? { caPath } : {})) };
   } else if (config.public_key_file !== undefined) {
-    keys = { publicKeyPem: readPublicKeyFile(config.public_key_file) };
+    const file = config.public_key_file;
+    keys = { publicKeyPem: atKey('public_key_file', () => readPublicKeyFile(file)) };
   } else {
     throw new Error('authentication.methods.jwt: one of jwks_url or public_key_file is required');
   }
