@@ -174,6 +174,8 @@ export interface AuthenticationConfig {
       allowed_teams: Record<string, string[]>;
       server_url: string; // default https://github.com
       api_url: string; // default https://api.github.com
+      /** A fresh S256 PKCE verifier per login (default true). */
+      use_pkce: boolean;
     };
     cluster: {
       enabled: boolean;

@@ -78,8 +78,9 @@ export interface AccessGrant {
 }
 
 export interface CodeHostClient {
-  authorizeUrl(opts: { redirectUri: string; scopes: readonly string[]; state: string }): string;
-  exchangeCode(code: string, redirectUri: string): Promise<AccessGrant>;
+  /** `codeChallenge`: the S256 PKCE challenge of this login's verifier, when PKCE is used. */
+  authorizeUrl(opts: { redirectUri: string; scopes: readonly string[]; state: string; codeChallenge?: string }): string;
+  exchangeCode(code: string, redirectUri: string, codeVerifier?: string): Promise<AccessGrant>;
   user(accessToken: string): Promise<CodeHostUser>;
   /** The primary verified address from /user/emails; undefined when there is none or the grant may not read it. */
   primaryVerifiedEmail(accessToken: string): Promise<string | undefined>;
@@ -192,21 +193,26 @@ export function createCodeHostClient(opts: CodeHostClientOptions): CodeHostClien
   }
 
   return {
-    authorizeUrl({ redirectUri, scopes, state }) {
+    authorizeUrl({ redirectUri, scopes, state, codeChallenge }) {
       const url = new URL(`${serverUrl}/login/oauth/authorize`);
       url.searchParams.set('client_id', opts.clientId);
       url.searchParams.set('redirect_uri', redirectUri);
       url.searchParams.set('response_type', 'code');
       if (scopes.length > 0) url.searchParams.set('scope', scopes.join(' '));
       url.searchParams.set('state', state);
+      if (codeChallenge !== undefined) {
+        url.searchParams.set('code_challenge', codeChallenge);
+        url.searchParams.set('code_challenge_method', 'S256');
+      }
       return url.href;
     },
 
-    async exchangeCode(code, redirectUri) {
+    async exchangeCode(code, redirectUri, codeVerifier) {
       const url = new URL(`${serverUrl}/login/oauth/access_token`);
       const what = 'code host token exchange';
       // The credentials go in the form body (GitHub's documented style), never in the URL.
       const form = new URLSearchParams({ client_id: opts.clientId, client_secret: opts.clientSecret, code, redirect_uri: redirectUri });
+      if (codeVerifier !== undefined) form.set('code_verifier', codeVerifier);
       const res = await send(
         url,
         {

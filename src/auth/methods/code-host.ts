@@ -4,7 +4,8 @@
  * ../code-host/access.ts; the state cookie and the session are src/auth/session.ts.
  *
  * - `GET /auth/v1/method/code_host/authorize` → `{"authorizeUrl": ...}` at `{server_url}/login/oauth/authorize`
- *   with a fresh state bound to the `svc_client_state` cookie (single use).
+ *   with a fresh state bound to the `svc_client_state` cookie (single use) and, with `use_pkce`
+ *   (default true; GitHub supports PKCE since July 2025), a fresh S256 verifier for every login.
  * - `GET /auth/v1/method/code_host/callback` checks the state against the cookie, exchanges the
  *   code at `{server_url}/login/oauth/access_token`, reads the user (`{api_url}/user`; with the
  *   `user:email` or `user` scope the primary verified address from `/user/emails`; with `read:org`
@@ -18,6 +19,7 @@
  * The access token is used for the API calls of one callback and then dropped: it is never stored,
  * logged or put in an error, nor is the client secret.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { Code, VexilError } from '../../errors.js';
 import type { AppRouterContext } from '../../server/context.js';
 import { sendJson } from '../../server/respond.js';
@@ -84,10 +86,15 @@ export function createCodeHostMethod(deps: MethodDeps, opts: CodeHostMethodOptio
 
   const authorize = (base: string) => (ctx: AppRouterContext) => {
     const redirectUri = `${redirectBase}${base}/callback`;
-    const begun = deps.sessions.beginLogin('METHOD_CODE_HOST', '', { redirectUri });
+    // A fresh PKCE verifier per login, kept in this process with the state (never sent to the browser).
+    const verifier = cfg.use_pkce ? randomBytes(32).toString('base64url') : undefined;
+    const begun = deps.sessions.beginLogin('METHOD_CODE_HOST', '', { redirectUri, ...(verifier !== undefined ? { verifier } : {}) });
     ctx.set('Set-Cookie', begun.cookie);
     ctx.set('Cache-Control', 'no-store');
-    sendJson(ctx, { authorizeUrl: api.authorizeUrl({ redirectUri, scopes: cfg.scopes, state: begun.state }) });
+    const codeChallenge = verifier !== undefined ? createHash('sha256').update(verifier).digest('base64url') : undefined;
+    sendJson(ctx, {
+      authorizeUrl: api.authorizeUrl({ redirectUri, scopes: cfg.scopes, state: begun.state, ...(codeChallenge !== undefined ? { codeChallenge } : {}) }),
+    });
   };
 
   /** The user, their email and the access decision, from one access token. */
@@ -124,7 +131,7 @@ export function createCodeHostMethod(deps: MethodDeps, opts: CodeHostMethodOptio
 
     let account: Awaited<ReturnType<typeof readAccount>>;
     try {
-      const grant = await api.exchangeCode(code, login.redirectUri!);
+      const grant = await api.exchangeCode(code, login.redirectUri!, login.verifier);
       account = await readAccount(grant.accessToken, grant.scopes);
     } catch (err) {
       throw codeHostFailure(ctx, err);

@@ -3,6 +3,7 @@
  * authorize URL, the code exchange (JSON and form answers, refusals), the user API with paging,
  * Enterprise base paths, and the bounds (timeout, response size) with no credential in any error.
  */
+import { createHash } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { CodeHostError, createCodeHostClient, MAX_PAGES, type CodeHostClient } from '../../../src/auth/code-host/api.js';
 import { freePort } from '../../support/throwaway-db.js';
@@ -88,6 +89,17 @@ t.test('authorize URL, exchange, user, emails, orgs, teams', async (t) => {
   t.equal(userCall.accept, 'application/vnd.github+json');
 
   await rejectsWith(t, client.exchangeCode(code, REDIRECT), 'refused', /refused the authorization code \(bad_verification_code\)/);
+
+  // PKCE: the challenge in the URL, the verifier in the exchange; a wrong verifier is refused.
+  const verifier = 'v'.repeat(43);
+  const codeChallenge = createHash('sha256').update(verifier).digest('base64url');
+  const withPkce = new URL(client.authorizeUrl({ redirectUri: REDIRECT, scopes: [], state: 's', codeChallenge }));
+  t.equal(withPkce.searchParams.get('code_challenge'), codeChallenge);
+  t.equal(withPkce.searchParams.get('code_challenge_method'), 'S256');
+  const pkce = await codeFrom(withPkce.href);
+  await rejectsWith(t, client.exchangeCode(pkce.code, REDIRECT, 'w'.repeat(43)), 'refused', /bad_verification_code/);
+  const again = await codeFrom(withPkce.href);
+  t.match((await client.exchangeCode(again.code, REDIRECT, verifier)).accessToken, /^gho_/);
 });
 
 t.test('the primary verified email: unverified and secondary addresses are skipped; not granted = undefined', async (t) => {

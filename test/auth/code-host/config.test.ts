@@ -28,6 +28,7 @@ t.test('defaults, Enterprise URLs and teams; Flipt\'s key name is refused with a
   t.equal(c.server_url, 'https://github.com');
   t.equal(c.api_url, 'https://api.github.com');
   t.same(c.allowed_teams, {});
+  t.equal(c.use_pkce, true);
   const dir = tempDir(t);
   const file = join(dir, 'c.yml');
   writeFileSync(

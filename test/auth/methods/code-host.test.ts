@@ -5,6 +5,7 @@
  * failing code exchange, the session cookie accepted by protected routes, `/auth/v1/self`
  * showing the metadata, no secret in the logs; on SQLite and on PostgreSQL.
  */
+import { createHash } from 'node:crypto';
 import t, { type Test } from 'tap';
 import { reportMissing } from '../../support/requirements.js';
 import { postgresUnavailableReason, startPostgres } from '../../support/throwaway-db.js';
@@ -28,6 +29,7 @@ interface SetupOptions {
   scopes?: string[];
   organizations?: string[];
   teams?: Record<string, string[]>;
+  usePkce?: boolean;
 }
 
 async function setup(t: Test, opts: SetupOptions): Promise<Setup> {
@@ -61,7 +63,7 @@ ${opts.storage}
       scopes: ${JSON.stringify(opts.scopes ?? ['read:org', 'user:email'])}
       allowed_organizations: ${JSON.stringify(opts.organizations ?? [])}
       allowed_teams: ${JSON.stringify(opts.teams ?? {})}
-`,
+${opts.usePkce === false ? '      use_pkce: false\n' : ''}`,
   });
   return { server, fake };
 }
@@ -145,6 +147,11 @@ function flows(t: Test, storage: () => string): void {
       },
       { client_id: 'vexil-app', redirect_uri: `${PUBLIC}/auth/v1/method/code_host/callback`, scope: 'read:org user:email' },
     );
+    // PKCE: an S256 challenge in the URL, its verifier in the exchange (the fake checks they match).
+    t.equal(login.authorizeUrl.searchParams.get('code_challenge_method'), 'S256');
+    const challenge = login.authorizeUrl.searchParams.get('code_challenge')!;
+    const verifier = new URLSearchParams(s.fake.requests.find((r) => r.path === '/login/oauth/access_token')!.body).get('code_verifier')!;
+    t.equal(createHash('sha256').update(verifier).digest('base64url'), challenge);
     t.equal(login.res.status, 302, 'the callback redirects');
     t.equal(login.res.headers.get('location'), '/', 'to the UI root');
     const cookie = login.jar.get('svc_client_token');
@@ -190,6 +197,7 @@ function flows(t: Test, storage: () => string): void {
 
     // Logging out expires the record and drops the cookie; a second login gets a new session.
     const second = await browserLogin(s);
+    t.not(second.authorizeUrl.searchParams.get('code_challenge'), challenge, 'a fresh verifier per login');
     const logout = await fetch(`${s.server.url}/auth/v1/self/expire`, { method: 'PUT', headers: login.jar.with() });
     t.equal(logout.status, 200);
     login.jar.store(logout);
@@ -252,7 +260,7 @@ function flows(t: Test, storage: () => string): void {
       details: [],
     });
 
-    const open = await setup(t, { storage: storage(), users, scopes: [] });
+    const open = await setup(t, { storage: storage(), users, scopes: [], usePkce: false });
     const anyone = await browserLogin(open, { login: 'mallory' });
     t.equal(anyone.res.status, 302);
     const self = await getJson(`${open.server.url}/auth/v1/self`, anyone.jar.with());
@@ -262,6 +270,8 @@ function flows(t: Test, storage: () => string): void {
       ['/user'],
       'without read:org or user:email only /user is read',
     );
+    t.notOk(anyone.authorizeUrl.searchParams.has('code_challenge'), 'use_pkce: false sends no challenge');
+    t.notOk(new URLSearchParams(open.fake.requests.find((r) => r.path === '/login/oauth/access_token')!.body).has('code_verifier'));
   });
 
   t.test('state: tampered, missing cookie, replayed callback, foreign login', async (t) => {
