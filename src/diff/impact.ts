@@ -1,0 +1,98 @@
+/**
+ * The impact preview: for a sample of evaluation inputs, which outcomes differ between base and
+ * head, per flag. Pure (no I/O); evaluates with the compiled evaluators of each snapshot.
+ *
+ * Only flags that can answer differently are evaluated: those the diff reports changed, and
+ * unchanged ones whose rules or rollouts read a segment the diff reports changed, added or
+ * removed. An outcome is a variant key (`(none)` when no variant is returned) or `true`/`false`.
+ */
+import { prepareMatcher } from '../evaluation/codegen.js';
+import { runBoolean } from '../evaluation/boolean.js';
+import { runVariant } from '../evaluation/variant.js';
+import type { Flag, Namespace, Snapshot } from '../state/model.js';
+import { byteOrder } from './diff.js';
+import type { FlagImpact, ImpactReport, SampleContext, SnapshotDiff, Transition } from './types.js';
+
+export const DEFAULT_IMPACT_ENTITIES = 10_000;
+export const MAX_IMPACT_ENTITIES = 100_000;
+
+export interface ImpactOptions {
+  readonly sample: readonly SampleContext[];
+  readonly source: 'synthetic' | 'contexts-file';
+  /** Distinct contexts the sample was built from (reported only). */
+  readonly contexts: number;
+}
+
+/**
+ * The synthetic sample: `entities` ids (`entity-1`...), each given one of `contexts` in turn (the
+ * contexts of the flag test files; the empty context when there are none), so the sample size
+ * stays `entities` whatever the number of contexts.
+ */
+export function syntheticSample(entities: number, contexts: readonly Readonly<Record<string, string>>[]): SampleContext[] {
+  const pool = contexts.length > 0 ? contexts : [{}];
+  const out: SampleContext[] = new Array(entities);
+  for (let i = 0; i < entities; i++) out[i] = { entityId: `entity-${i + 1}`, context: pool[i % pool.length]! };
+  return out;
+}
+
+export function impact(base: Snapshot, head: Snapshot, d: SnapshotDiff, opts: ImpactOptions): ImpactReport {
+  const flags: FlagImpact[] = [];
+  for (const ns of d.namespaces) {
+    const b = base.namespaces.get(ns.key);
+    const h = head.namespaces.get(ns.key);
+    if (b === undefined || h === undefined) continue; // a namespace on one side only: every flag is added or removed
+    const touched = new Set(ns.segments.map((s) => s.key));
+    const keys = new Set(ns.flags.filter((f) => f.status === 'changed').map((f) => f.key));
+    if (touched.size > 0) {
+      for (const [key, flag] of h.flags) if (!keys.has(key) && b.flags.has(key) && readsAny(flag, touched)) keys.add(key);
+    }
+    for (const key of [...keys].sort(byteOrder)) flags.push(flagImpact(ns.key, b, h, key, opts.sample));
+  }
+  return { sample: { source: opts.source, entities: opts.sample.length, contexts: opts.contexts }, flags };
+}
+
+function readsAny(flag: Flag, segments: ReadonlySet<string>): boolean {
+  for (const r of flag.rules) {
+    if (segments.has(r.segmentKey) || r.segmentKeys.some((k) => segments.has(k))) return true;
+  }
+  for (const r of flag.rollouts) {
+    if (r.segment !== undefined && (segments.has(r.segment.segmentKey) || r.segment.segmentKeys.some((k) => segments.has(k)))) return true;
+  }
+  return false;
+}
+
+type Outcome = (entityId: string, context: Readonly<Record<string, string>>) => string;
+
+function outcomeOf(namespaceKey: string, flag: Flag): Outcome {
+  const compiled = flag.compiled;
+  // Generated matchers are worth their cost over a sample this size (the store makes them too).
+  prepareMatcher(compiled);
+  if (compiled.variant !== null) {
+    const v = compiled.variant;
+    return (entityId, context) => {
+      const r = runVariant(compiled, v, { namespaceKey, flagKey: flag.key, entityId, context });
+      return r.variantKey === '' ? '(none)' : r.variantKey;
+    };
+  }
+  const b = compiled.boolean!;
+  return (entityId, context) => (runBoolean(compiled, b, { namespaceKey, flagKey: flag.key, entityId, context }).enabled ? 'true' : 'false');
+}
+
+function flagImpact(namespace: string, b: Namespace, h: Namespace, key: string, sample: readonly SampleContext[]): FlagImpact {
+  const before = outcomeOf(namespace, b.flags.get(key)!);
+  const after = outcomeOf(namespace, h.flags.get(key)!);
+  const counts = new Map<string, Transition & { count: number }>();
+  let changed = 0;
+  for (const s of sample) {
+    const from = before(s.entityId, s.context);
+    const to = after(s.entityId, s.context);
+    if (from === to) continue;
+    changed++;
+    const k = `${from}\u0000${to}`;
+    const t = counts.get(k);
+    if (t === undefined) counts.set(k, { from, to, count: 1 });
+    else t.count++;
+  }
+  const transitions = [...counts.values()].sort((x, y) => y.count - x.count || byteOrder(x.from, y.from) || byteOrder(x.to, y.to));
+  return { namespace, flag: key, evaluated: sample.length, changed, ratio: sample.length === 0 ? 0 : changed / sample.length, transitions };
+}
