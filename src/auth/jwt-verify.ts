@@ -30,6 +30,13 @@ export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384
 
 export class JwtRejected extends Error {
   override readonly name = 'JwtRejected';
+  constructor(
+    message: string,
+    /** True when the keys could not be had (fetch failed): the token was not judged. */
+    readonly keysUnavailable = false,
+  ) {
+    super(message);
+  }
 }
 
 export type KeySource = { jwksUrl: string; fetch?: KeyFetch } | { publicKeyPem: string };
@@ -127,7 +134,7 @@ export function createJwtVerifier(opts: JwtVerifierOptions): JwtVerifier {
         ...(opts.subject !== undefined ? { subject: opts.subject } : {}),
       }));
     } catch (err) {
-      throw new JwtRejected(reasonOf(err));
+      throw new JwtRejected(reasonOf(err), keysUnavailable(err));
     }
     const expiresAt = checkTimes(payload, nowSeconds, leeway);
     return { payload, expiresAt: expiresAt * 1000 };
@@ -152,6 +159,17 @@ function checkTimes(p: JWTPayload, now: number, leeway: number): number {
   return expiry;
 }
 
+/**
+ * Whether the failure is about getting the keys rather than the token: a key-set fetch that timed
+ * out, answered other than 200 or unparsable JSON (jose's generic error), or failed in the network
+ * or TLS (not a jose error at all). jose's key/algorithm mismatches are TypeErrors: the token's fault.
+ */
+function keysUnavailable(err: unknown): boolean {
+  if (err instanceof joseErrors.JWKSTimeout) return true;
+  if (err instanceof joseErrors.JOSEError) return err.code === 'ERR_JOSE_GENERIC';
+  return !(err instanceof TypeError || err instanceof JwtRejected);
+}
+
 /** jose's error codes as short reasons (its messages are fine too, but these are stable). */
 function reasonOf(err: unknown): string {
   if (err instanceof JwtRejected) return err.message;
@@ -162,7 +180,7 @@ function reasonOf(err: unknown): string {
   if (err instanceof joseErrors.JWKSNoMatchingKey) return 'no key in the key set matches the token';
   if (err instanceof joseErrors.JWKSMultipleMatchingKeys) return 'several keys in the key set match the token';
   if (err instanceof joseErrors.JWKSTimeout) return 'key set fetch timed out';
-  if (err instanceof joseErrors.JOSEError) return `${err.code}`;
+  if (err instanceof joseErrors.JOSEError) return err.code === 'ERR_JOSE_GENERIC' ? `key set unavailable: ${err.message}` : err.code;
   // A fetch failure (network, TLS, status) or a key/algorithm mismatch.
   return `key set unavailable or unusable: ${(err as Error).message}`;
 }

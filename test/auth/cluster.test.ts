@@ -128,6 +128,15 @@ async function exchangeCases(t: Test, certs: TestCertificates, storage?: string)
   t.equal(rotated.status, 200, 'token signed with the rotated key');
   t.equal(issuer.stats.jwksHits, hits + 1, 'one refetch');
 
+  // Keys unobtainable (JWKS answering 500) for a new kid: 503, not a verdict on the token.
+  await issuer.rotate({ dropOld: true });
+  issuer.jwksDown = true;
+  const keysDown = await exchange(s, await issuer.signServiceAccount({ now, audience: 'vexil' }));
+  t.equal(keysDown.status, 503, 'key set unavailable: 503');
+  t.match(keysDown.body.message as string, /^verifying service account: key set unavailable/);
+  issuer.jwksDown = false;
+  t.equal((await exchange(s, await issuer.signServiceAccount({ now, audience: 'vexil' }))).status, 200, 'and recovered');
+
   // The record expires with the token.
   s.clock.advance(3601_000);
   t.same((await request(`${s.url}/evaluate/v1/variant`, { body: EVAL, token: clientToken })).body, UNAUTHENTICATED, 'expired with the service-account token');

@@ -60,6 +60,8 @@ export interface JwtIssuer {
   readonly issuer: string;
   readonly jwksUri: string;
   readonly stats: { jwksHits: number; discoveryHits: number; refused: number };
+  /** While true, the JWKS route answers 500 (discovery still works). */
+  jwksDown: boolean;
   sign(claims: JWTPayload, opts: SignOptions): Promise<string>;
   signServiceAccount(opts: { now: number; namespace?: string; name?: string; pod?: string; audience?: string; expiresIn?: number; alg?: IssuerAlg }): Promise<string>;
   /** A token with `alg: none`. */
@@ -124,6 +126,7 @@ export async function startJwtIssuer(t: Teardown, opts: JwtIssuerOptions = {}): 
     }
     if (path === '/openid/v1/jwks') {
       stats.jwksHits++;
+      if (api.jwksDown) return json(500, { message: 'down' });
       return json(200, { keys: keys.map((k) => k.jwk) });
     }
     json(404, { message: 'not found' });
@@ -151,6 +154,7 @@ export async function startJwtIssuer(t: Teardown, opts: JwtIssuerOptions = {}): 
     },
     jwksUri: `${url}/openid/v1/jwks`,
     stats,
+    jwksDown: false,
     sign: (claims, o) => signWith(newest(o.alg), issuerOf(), claims, o),
     signServiceAccount: ({ now, namespace = 'default', name = 'default', pod = 'app-0', audience = 'vexil', expiresIn = 3600, alg }) =>
       signWith(

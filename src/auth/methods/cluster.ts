@@ -136,6 +136,9 @@ export function createClusterExchanger(config: ClusterConfig, service: AuthServi
       try {
         verified = await verify(token);
       } catch (err) {
+        if (err instanceof JwtRejected && err.keysUnavailable) {
+          throw new VexilError(Code.Unavailable, `verifying service account: ${err.message}`);
+        }
         throw refused(err instanceof JwtRejected ? err.message : 'verification failed');
       }
       return service.create({ method: 'METHOD_CLUSTER', metadata: clusterMetadata(verified.payload), expiresAt: verified.expiresAt });
