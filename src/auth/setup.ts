@@ -156,6 +156,14 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
     throw new AuthSetupError(`cannot prepare the authentication methods: ${(err as Error).message}`);
   }
 
+  // The UI logs in through a session-compatible method; without one it can still use a pasted static token.
+  if (auth.required && !methods.some((m) => m.sessionCompatible)) {
+    logger.warn(
+      {},
+      'authentication.required is true and no session-compatible method (oidc, code_host) is enabled: the UI then needs a static client token',
+    );
+  }
+
   const middleware = authMiddleware({
     service,
     required: auth.required,

@@ -44,6 +44,14 @@ export function checkSemantics(raw: Obj): ConfigProblem[] {
       add(`authentication.methods.oidc.email_matches.${i}`, `invalid regular expression: ${(err as Error).message}`);
     }
   });
+  // email_matches reads the ID token's email claim, which providers include only for the email scope.
+  if ((oidc.email_matches as string[]).length > 0) {
+    for (const [name, provider] of Object.entries(oidc.providers as Record<string, Obj>)) {
+      if (!(provider.scopes as string[]).includes('email')) {
+        add(`authentication.methods.oidc.providers.${name}.scopes`, 'must contain email when email_matches is not empty');
+      }
+    }
+  }
 
   const codeHost: Obj = methods.code_host;
   if (codeHost.enabled) {
