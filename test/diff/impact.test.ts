@@ -70,7 +70,7 @@ t.test('a changed segment: flags reading it are evaluated; contexts decide', asy
   const head = snapshotOf(state(50, 'pro'), 'head');
   const d = diff(base, head);
   t.same(d.namespaces[0]!.flags, [], 'no flag itself changed');
-  const contexts = [{ plan: 'beta' }, { plan: 'pro' }, {}];
+  const contexts: Record<string, string>[] = [{ plan: 'beta' }, { plan: 'pro' }, {}];
   const report = impact(base, head, d, { sample: syntheticSample(300, contexts), source: 'synthetic', contexts: 3 });
   t.same(report.flags.map((f) => [f.flag, f.changed, f.transitions.map((x) => `${x.from}→${x.to}:${x.count}`)]), [
     ['beta-banner', 200, ['false→true:100', 'true→false:100']],
