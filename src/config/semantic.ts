@@ -5,6 +5,7 @@
 import { parseDuration } from './duration.js';
 import { originEntryProblem } from '../http/origins.js';
 import type { ConfigProblem } from './errors.js';
+import { emailPatternProblem } from '../auth/email-match.js';
 
 // The shape is guaranteed by the schema check that runs first.
 type Obj = Record<string, any>;
@@ -38,11 +39,8 @@ export function checkSemantics(raw: Obj): ConfigProblem[] {
 
   const oidc: Obj = methods.oidc;
   (oidc.email_matches as string[]).forEach((pattern, i) => {
-    try {
-      new RegExp(pattern);
-    } catch (err) {
-      add(`authentication.methods.oidc.email_matches.${i}`, `invalid regular expression: ${(err as Error).message}`);
-    }
+    const problem = emailPatternProblem(pattern);
+    if (problem !== undefined) add(`authentication.methods.oidc.email_matches.${i}`, problem);
   });
   // email_matches reads the ID token's email claim, which providers include only for the email scope.
   if ((oidc.email_matches as string[]).length > 0) {

@@ -22,6 +22,7 @@
 import * as client from 'openid-client';
 import { Code, VexilError, notFound } from '../../errors.js';
 import { trimTrailingCharacter } from '../../text.js';
+import { compileEmailMatches, emailProblem } from '../email-match.js';
 import type { AppRouterContext } from '../../server/context.js';
 import { sendJson } from '../../server/respond.js';
 import { respondWithSession } from '../session.js';
@@ -36,14 +37,6 @@ export const OIDC_METADATA = {
   provider: 'io.svc.auth.oidc.provider',
   sub: 'io.svc.auth.oidc.sub',
 } as const;
-
-/**
- * Longest email `email_matches` is run on. The patterns are JavaScript regular expressions (Flipt's
- * are RE2, which never backtracks); bounding the input to the longest address SMTP carries
- * (RFC 5321: 254 characters) keeps a pattern's running time bounded whatever a provider returns.
- * Longer emails are refused.
- */
-export const MAX_EMAIL_LENGTH = 254;
 
 /** Seconds one discovery or token request may take. */
 const PROVIDER_TIMEOUT_S = 10;
@@ -150,19 +143,6 @@ function mayBeStale(err: unknown): boolean {
     code === 'OAUTH_JWS_SIGNATURE_VERIFICATION_FAILED' ||
     code === 'OAUTH_RESPONSE_IS_NOT_CONFORM'
   );
-}
-
-function compileEmailMatches(patterns: readonly string[]): RegExp[] {
-  // Unanchored, as Flipt runs them (Go MatchString): write ^...$ to match a whole address.
-  return patterns.map((p) => new RegExp(p));
-}
-
-/** Why an email is refused under `email_matches`, or undefined when it passes. */
-export function emailProblem(email: string | undefined, matchers: readonly RegExp[]): string | undefined {
-  if (matchers.length === 0) return undefined;
-  if (email === undefined || email === '') return 'no email claim';
-  if (email.length > MAX_EMAIL_LENGTH) return `email longer than ${MAX_EMAIL_LENGTH} characters`;
-  return matchers.some((m) => m.test(email)) ? undefined : 'email does not match email_matches';
 }
 
 function stringClaim(claims: Record<string, unknown>, name: string): string | undefined {
