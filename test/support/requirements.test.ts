@@ -20,7 +20,7 @@ t.test('skipUnlessCI: the reason outside CI, false under CI or when nothing is m
 /** Runs the fixture file in a child process (so its skips are not counted in this run's summary). */
 function runFixture(ci: string): { status: number | null; out: string } {
   const fixture = fileURLToPath(new URL('./requirements-skip.fixture.ts', import.meta.url));
-  const env = { ...process.env, CI: ci };
+  const env: NodeJS.ProcessEnv = { ...process.env, CI: ci };
   delete env.TAP; // a child run as a plain TAP producer, not as a subtest of this run
   const r = spawnSync(process.execPath, ['--import', 'tsx', fixture], { env, encoding: 'utf8', timeout: 120_000 });
   return { status: r.status, out: `${r.stdout}${r.stderr}` };
