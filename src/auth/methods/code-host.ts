@@ -24,7 +24,7 @@ import { Code, VexilError } from '../../errors.js';
 import type { AppRouterContext } from '../../server/context.js';
 import { sendJson } from '../../server/respond.js';
 import { trimTrailingCharacter } from '../../text.js';
-import { codeHostMetadata, decideAccess, type AccessDecision } from '../code-host/access.js';
+import { codeHostMetadata, decideAccess, needsMemberships, type Memberships } from '../code-host/access.js';
 import { CodeHostError, createCodeHostClient, type CodeHostClient, type CodeHostUser } from '../code-host/api.js';
 import { respondWithSession } from '../session.js';
 import { STATE_COOKIE } from '../types.js';
@@ -97,18 +97,21 @@ export function createCodeHostMethod(deps: MethodDeps, opts: CodeHostMethodOptio
     });
   };
 
-  /** The user, their email and the access decision, from one access token. */
+  /**
+   * The user, their email, and their memberships when the token may read them (`read:org`
+   * requested and, when the code host says which scopes it granted, granted).
+   */
   const readAccount = async (token: string, granted: readonly string[] | undefined) => {
-    // The scopes the user actually granted when the code host says; else the requested ones.
     const scopes = granted ?? cfg.scopes;
+    const orgs = readsMemberships && scopes.includes('read:org');
     const user: CodeHostUser = await api.user(token);
     const [verified, organizations, teams] = await Promise.all([
       EMAIL_SCOPES.some((s) => scopes.includes(s)) ? api.primaryVerifiedEmail(token) : Promise.resolve(undefined),
-      readsMemberships ? api.organizations(token) : Promise.resolve([]),
-      readsMemberships ? api.teams(token) : Promise.resolve([]),
+      orgs ? api.organizations(token) : Promise.resolve([]),
+      orgs ? api.teams(token) : Promise.resolve([]),
     ]);
-    const decision: AccessDecision = decideAccess(policy, user.login, { organizations, teams });
-    return { user, email: verified ?? user.email, decision };
+    const memberships: Memberships | undefined = orgs ? { organizations, teams } : undefined;
+    return { user, email: verified ?? user.email, memberships };
   };
 
   const callback = async (ctx: AppRouterContext): Promise<void> => {
@@ -136,10 +139,16 @@ export function createCodeHostMethod(deps: MethodDeps, opts: CodeHostMethodOptio
     } catch (err) {
       throw codeHostFailure(ctx, err);
     }
-    const { user, email, decision } = account;
+    const { user, email, memberships } = account;
+    if (memberships === undefined && needsMemberships(policy)) {
+      throw refuse(ctx, Code.PermissionDenied, 'the code host did not grant the read:org scope, needed to check organization membership', {
+        login: user.login,
+      });
+    }
+    const decision = decideAccess(policy, user.login, memberships ?? { organizations: [], teams: [] });
     if (!decision.allowed) throw refuse(ctx, Code.PermissionDenied, decision.reason, { login: user.login });
 
-    const metadata = codeHostMetadata(user, email, readsMemberships ? decision : undefined);
+    const metadata = codeHostMetadata(user, email, memberships !== undefined ? decision : undefined);
     const issued = await deps.sessions.issue('METHOD_CODE_HOST', metadata);
     ctx.state.log.info(
       { authenticationId: issued.created.authentication.id, method: 'METHOD_CODE_HOST', login: user.login },

@@ -86,7 +86,15 @@ interface LoginResult {
  */
 async function browserLogin(
   s: Setup,
-  opts: { base?: string; login?: string; jar?: CookieJar; accept?: string; tamper?: (u: URL, jar: CookieJar) => void } = {},
+  opts: {
+    base?: string;
+    login?: string;
+    jar?: CookieJar;
+    accept?: string;
+    /** Changes the request to the code host (what the user approves there). */
+    atHost?: (u: URL) => void;
+    tamper?: (u: URL, jar: CookieJar) => void;
+  } = {},
 ): Promise<LoginResult> {
   const jar = opts.jar ?? new CookieJar();
   const base = opts.base ?? '/auth/v1/method/code_host';
@@ -96,6 +104,7 @@ async function browserLogin(
   const authorizeUrl = new URL(((await a.json()) as { authorizeUrl: string }).authorizeUrl);
   const atHost = new URL(authorizeUrl);
   if (opts.login !== undefined) atHost.searchParams.set('login', opts.login);
+  opts.atHost?.(atHost);
   const approved = await fetch(atHost, { redirect: 'manual' });
   const callbackUrl = new URL(approved.headers.get('location')!);
   const follow = new URL(callbackUrl.pathname + callbackUrl.search, s.server.url);
@@ -237,6 +246,13 @@ function flows(t: Test, storage: () => string): void {
     t.match(browser.body, '<h1>403 Forbidden</h1><p>handling code host callback: code host user &quot;mallory&quot; is not in an allowed team of an allowed organization</p>');
     const tokens = await getJson(`${s.server.url}/auth/v1/tokens`, {});
     t.equal(tokens.status, 401);
+    // A grant without read:org cannot show membership: refused, saying why.
+    const narrow = await browserLogin(s, { atHost: (u) => u.searchParams.set('scope', 'user:email') });
+    t.same({ status: narrow.res.status, body: narrow.body }, {
+      status: 403,
+      body: { code: 7, message: 'handling code host callback: the code host did not grant the read:org scope, needed to check organization membership', details: [] },
+    });
+    t.notOk(s.fake.requests.some((r) => r.path === '/user/orgs' && r.authorization === `Bearer ${[...s.fake.tokens.keys()].at(-1)}`), 'no membership call without the scope');
     // Membership is read at each login: once in the team, the intern gets in.
     users[2]!.teams!.push({ org: 'acme', slug: 'flag-admins' });
     const later = await browserLogin(s, { login: 'intern' });
