@@ -1,35 +1,50 @@
 /**
- * The evaluation fast path: `POST /evaluate/v1/{variant,boolean,batch}` and the namespaced
- * variant alias, answered by a plain node:http listener in front of Koa. Koa's per-request
- * machinery (context objects, middleware promises, router matching) cost more than the
- * evaluation itself; this path does the same steps as the Koa chain of app.ts, in the same
- * order, through the same functions:
+ * The fast path: the hot read endpoints, answered by a plain node:http listener in front of Koa.
+ * Koa's per-request machinery (context objects, middleware promises, router matching) cost more
+ * than the work of these requests itself. It serves
+ *
+ *   POST /evaluate/v1/{variant,boolean,batch}, /evaluate/v1/namespaces/{ns}/variant   evaluation
+ *   POST /ofrep/v1/evaluate/flags/{key}                                              OFREP, one flag
+ *   GET|HEAD /internal/v1/evaluation/snapshot/namespace/{key}                        client snapshot
+ *   GET|HEAD /client/v2/environments/{environment}/namespaces/{namespace}/snapshot   client snapshot (v2)
+ *
+ * and does the same steps as the Koa chain of app.ts, in the same order, through the same
+ * functions:
  *
  *   request id + start time (request-log.ts) → strict URL/query checks (http/url.ts) →
  *   authentication (the auth middleware's own gate) → body (http/body.ts: limits, depth,
- *   charset) → validation and evaluation (the evaluation core in server/evaluation/, which the
- *   Koa routes use too) → errors through errors.ts → X-Request-Id, X-Vexil-Revision, metrics and
- *   the request log line, and the CORS headers when `cors.enabled` (preflights are OPTIONS: Koa).
+ *   charset) → the route's work, through the modules the Koa routes use too (the evaluation core
+ *   in server/evaluation/, ofrep/, client-snapshot/) → errors through errors.ts (OFREP's through
+ *   ofrep/errors.ts) → X-Request-Id, X-Vexil-Revision, metrics and the request log line, and
+ *   the CORS headers when `cors.enabled` (preflights are OPTIONS: Koa). Headers are written in
+ *   the order the Koa chain sets them, so an answer differs from Koa's only in its request id
+ *   and Date (test/server/fast-path.test.ts holds the two paths to that).
  *
  * Anything it does not recognise exactly (another method, a trailing slash, percent-encoding in
- * the path, a fragment) returns false and goes to Koa unchanged.
+ * the path, a fragment) returns false and goes to Koa unchanged. Matching costs an evaluation
+ * request one map lookup, as before the other routes were added: they are tried only after it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import type { AuthGate } from '../auth/middleware.js';
-import type { RequestLogging } from '../config/types.js';
+import type { Config, RequestLogging } from '../config/types.js';
 import type { Snapshot } from '../state/model.js';
 import type { SnapshotStore } from '../store/types.js';
 import type { CorsPolicy } from './cors.js';
 import { readJson, readJsonWith, type JsonSink } from '../http/body.js';
 import { monotonicMs, nanosSince } from '../http/clock.js';
 import { checkPathEncoding, parseQueryString } from '../http/url.js';
+import { clientSnapshotAnswer, clientSnapshotReference } from './client-snapshot/request.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
 import type { Health } from './health.js';
 import type { HistogramSeries, ServerMetrics } from './metrics.js';
 import { logsRequest, requestIdFor, requestLine, requestLineWriter, writeRequestLine } from './request-log.js';
 import { parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation } from './evaluation/parse-evaluation.js';
 import { evaluationResponseText, type ResponseText } from './evaluation/respond-evaluation.js';
+import { ofrepErrorResponse } from './ofrep/errors.js';
+import { evaluatedFlagText } from './ofrep/evaluate.js';
+import { parseOfrepRequest, type OfrepRequest } from './ofrep/request.js';
+import { ofrepNamespace, ofrepReference, referenceFailure } from './ofrep/target.js';
 
 export interface FastPathDeps {
   store: SnapshotStore;
@@ -44,18 +59,27 @@ export interface FastPathDeps {
   cookie: (req: IncomingMessage, res: ServerResponse, name: string) => string | undefined;
   /** `cors.*` when on (cors.ts); its headers go on every answer, errors included. */
   cors?: CorsPolicy;
+  /** `environments.*`: environment names → references (environments.ts). */
+  environments: Config['environments'];
 }
 
 /** Returns true when it took the request; false leaves it to Koa. */
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
+type RouteKind = EvaluationKind | 'ofrep-flag' | 'client-snapshot';
+
 interface Route {
-  kind: EvaluationKind;
+  kind: RouteKind;
   /** The URL path, without the query. */
   path: string;
   /** The router's pattern: the `route` label of the request metric. */
   pattern: string;
+  /** Evaluation alias: the path's namespace. Client snapshot: the namespace served. */
   pathNamespace?: string;
+  /** OFREP: the flag the path names. */
+  flagKey?: string;
+  /** Client snapshot v2: the path's environment. */
+  environment?: string;
 }
 
 const FIXED: ReadonlyMap<string, Route> = new Map([
@@ -67,25 +91,83 @@ const FIXED: ReadonlyMap<string, Route> = new Map([
 const NAMESPACED_PREFIX = '/evaluate/v1/namespaces/';
 const NAMESPACED_SUFFIX = '/variant';
 const NAMESPACED_PATTERN = '/evaluate/v1/namespaces/:namespaceKey/variant';
+const OFREP_FLAG_PREFIX = '/ofrep/v1/evaluate/flags/';
+const OFREP_FLAG_PATTERN = '/ofrep/v1/evaluate/flags/:key';
+const SNAPSHOT_PREFIX = '/internal/v1/evaluation/snapshot/namespace/';
+const SNAPSHOT_PATTERN = '/internal/v1/evaluation/snapshot/namespace/:key';
+const SNAPSHOT_V2_PREFIX = '/client/v2/environments/';
+const SNAPSHOT_V2_MIDDLE = '/namespaces/';
+const SNAPSHOT_V2_SUFFIX = '/snapshot';
+const SNAPSHOT_V2_PATTERN = '/client/v2/environments/:environment/namespaces/:namespace/snapshot';
 /** Segments that need no decoding, so the router would read them as they are. */
 const PLAIN_SEGMENT = /^[A-Za-z0-9_.~-]+$/;
 
-function routeOf(path: string): Route | undefined {
+/** The route of a POST: the fixed evaluation paths first (one lookup), then the others. */
+function postRouteOf(path: string): Route | undefined {
   const fixed = FIXED.get(path);
   if (fixed !== undefined) return fixed;
-  if (!path.startsWith(NAMESPACED_PREFIX) || !path.endsWith(NAMESPACED_SUFFIX)) return undefined;
-  const ns = path.slice(NAMESPACED_PREFIX.length, path.length - NAMESPACED_SUFFIX.length);
-  if (!PLAIN_SEGMENT.test(ns)) return undefined;
-  return { kind: 'variant', path, pattern: NAMESPACED_PATTERN, pathNamespace: ns };
+  if (path.startsWith(NAMESPACED_PREFIX)) {
+    if (!path.endsWith(NAMESPACED_SUFFIX)) return undefined;
+    const ns = path.slice(NAMESPACED_PREFIX.length, path.length - NAMESPACED_SUFFIX.length);
+    if (!PLAIN_SEGMENT.test(ns)) return undefined;
+    return { kind: 'variant', path, pattern: NAMESPACED_PATTERN, pathNamespace: ns };
+  }
+  if (path.startsWith(OFREP_FLAG_PREFIX)) {
+    const key = path.slice(OFREP_FLAG_PREFIX.length);
+    if (!PLAIN_SEGMENT.test(key)) return undefined;
+    return { kind: 'ofrep-flag', path, pattern: OFREP_FLAG_PATTERN, flagKey: key };
+  }
+  return undefined;
+}
+
+/** The route of a GET or HEAD (the router serves HEAD wherever it serves GET). */
+function getRouteOf(path: string): Route | undefined {
+  if (path.startsWith(SNAPSHOT_PREFIX)) {
+    const ns = path.slice(SNAPSHOT_PREFIX.length);
+    if (!PLAIN_SEGMENT.test(ns)) return undefined;
+    return { kind: 'client-snapshot', path, pattern: SNAPSHOT_PATTERN, pathNamespace: ns };
+  }
+  if (path.startsWith(SNAPSHOT_V2_PREFIX) && path.endsWith(SNAPSHOT_V2_SUFFIX)) {
+    // {environment}/namespaces/{namespace}: plain segments hold no '/', so the split is unique.
+    const middle = path.slice(SNAPSHOT_V2_PREFIX.length, path.length - SNAPSHOT_V2_SUFFIX.length);
+    const at = middle.indexOf(SNAPSHOT_V2_MIDDLE);
+    if (at === -1) return undefined;
+    const environment = middle.slice(0, at);
+    const ns = middle.slice(at + SNAPSHOT_V2_MIDDLE.length);
+    if (!PLAIN_SEGMENT.test(environment) || !PLAIN_SEGMENT.test(ns)) return undefined;
+    return { kind: 'client-snapshot', path, pattern: SNAPSHOT_V2_PATTERN, pathNamespace: ns, environment };
+  }
+  return undefined;
+}
+
+const NO_QUERY: ReadonlyMap<string, string> = new Map();
+
+/** An error's headers as a flat [name, value, ...] list; undefined when there are none. */
+function flatHeaders(headers: Record<string, string>): string[] | undefined {
+  let out: string[] | undefined;
+  for (const name in headers) (out ??= []).push(name, headers[name]!);
+  return out;
+}
+
+/** Whether a flat header list names `name` (names at even positions). */
+function namesHeader(head: readonly string[] | undefined, name: string): boolean {
+  if (head === undefined) return false;
+  for (let i = 0; i < head.length; i += 2) if (head[i] === name) return true;
+  return false;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function createFastPath(deps: FastPathDeps): FastPath {
-  const { store, metrics, health, logger, gates, cookie, cors } = deps;
+  const { store, metrics, health, logger, gates, cookie, cors, environments } = deps;
   const requests = deps.requests ?? 'all';
-  const requestLines = requestLineWriter(logger, 'POST', requests);
-  /** The request histogram's series of each route pattern's 200s, in this server's metrics. */
+  /** The request log line writer of each method the fast path serves. */
+  const requestLines: Readonly<Record<string, ReturnType<typeof requestLineWriter>>> = {
+    POST: requestLineWriter(logger, 'POST', requests),
+    GET: requestLineWriter(logger, 'GET', requests),
+    HEAD: requestLineWriter(logger, 'HEAD', requests),
+  };
+  /** The request histogram's series of each route pattern's POST 200s, in this server's metrics. */
   const okSeries = new Map<string, HistogramSeries>();
   const observeOk = (pattern: string, seconds: number): void => {
     let series = okSeries.get(pattern);
@@ -96,14 +178,16 @@ export function createFastPath(deps: FastPathDeps): FastPath {
   /**
    * One request on its way through. When no authentication gate needs to look at the request
    * (no gates, or an open server: the default) the whole path runs on callbacks: the body's
-   * 'end' event evaluates and answers synchronously when the default reference is built, with
-   * no promise made per request. Otherwise it awaits the gates first, as the Koa chain does.
-   * Both ways end in one `answer` (through `onJsonError` for a failure).
+   * 'end' event evaluates and answers synchronously when the default reference is built (a
+   * snapshot GET answers at once), with no promise made per request. Otherwise it awaits the
+   * gates first, as the Koa chain does. Every way ends in one `answer` (through `onJsonError`
+   * for a failure).
    */
   class Exchange implements JsonSink {
     readonly requestId: string;
     readonly startedAt: number;
     pretty = false;
+    query: ReadonlyMap<string, string> = NO_QUERY;
     /** Errors before routing (URL, authentication) are 'unmatched', as in the Koa chain. */
     matched = false;
     snapshot: Snapshot | undefined;
@@ -113,6 +197,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     constructor(
       readonly req: IncomingMessage,
       readonly res: ServerResponse,
+      readonly method: 'POST' | 'GET' | 'HEAD',
       readonly url: string,
       readonly route: Route,
     ) {
@@ -129,30 +214,36 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       return (this.child ??= logger.child({ reqId: this.requestId }));
     }
 
-    /** After the URL checks: authenticate (when gated), then read the body and evaluate. */
+    /** After the URL checks: authenticate (when gated), then read the body (if any) and serve. */
     start(): void {
       const path = this.route.path;
       for (const gate of gates) {
-        if (gate.passes?.('POST', path) === true) continue;
+        if (gate.passes?.(this.method, path) === true) continue;
         const fail = (err: unknown) => this.onJsonError(err);
-        this.authenticate().then(() => (this.jsonBody ?? readJson(this.req)).then((body) => this.onJson(body), fail), fail);
+        if (this.method === 'POST') {
+          this.authenticate().then(() => (this.jsonBody ?? readJson(this.req)).then((body) => this.onJson(body), fail), fail);
+        } else {
+          this.authenticate().then(() => this.serveSnapshot(), fail);
+        }
         return;
       }
       this.matched = true;
-      readJsonWith(this.req, this);
+      if (this.method === 'POST') readJsonWith(this.req, this);
+      else this.serveSnapshot();
     }
 
     async authenticate(): Promise<void> {
-      const { req, res } = this;
+      const { req, res, method } = this;
       const path = this.route.path;
       const readBody = () => (this.jsonBody ??= readJson(req));
       const log = () => this.log();
       for (const gate of gates) {
-        if (gate.passes?.('POST', path) === true) continue;
+        if (gate.passes?.(method, path) === true) continue;
         await gate({
-          method: 'POST',
+          method,
           path,
           authorization: req.headers.authorization,
+          headers: req.headers,
           cookie: (name) => cookie(req, res, name),
           body: readBody,
           setCookies: (values) => res.setHeader('Set-Cookie', values),
@@ -164,10 +255,14 @@ export function createFastPath(deps: FastPathDeps): FastPath {
 
     /** The body arrived: validate, then evaluate against the request's snapshot. */
     onJson(body: unknown): void {
+      if (this.route.kind === 'ofrep-flag') {
+        this.onOfrepJson(body);
+        return;
+      }
       let p: ParsedEvaluation;
       let ref: string | undefined;
       try {
-        p = parseEvaluation(this.route.kind, body, this.route.pathNamespace);
+        p = parseEvaluation(this.route.kind as EvaluationKind, body, this.route.pathNamespace);
         ref = referenceOf(p);
       } catch (err) {
         this.onJsonError(err);
@@ -195,61 +290,146 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       this.answer(200, body.text, undefined, body.ascii);
     }
 
-    /** Any failure on the way (not only the body's): answered as the Koa chain answers it. */
-    onJsonError(err: unknown): void {
-      const r = toErrorResponse(err);
-      if (r.status >= 500) this.log().error({ err }, 'request failed');
-      this.answer(r.status, serializeErrorBody(r.body, this.pretty), r.headers);
+    /** OFREP, one flag: the steps of routes/ofrep.ts (body, namespace header, reference). */
+    onOfrepJson(body: unknown): void {
+      let request: OfrepRequest;
+      let namespaceKey: string;
+      let ref: string | undefined;
+      try {
+        request = parseOfrepRequest(body);
+        namespaceKey = ofrepNamespace(this.req.headers);
+      } catch (err) {
+        this.onJsonError(err);
+        return;
+      }
+      try {
+        // "" reads the default reference, as everywhere (read-snapshot.ts).
+        ref = ofrepReference(this.req.headers, this.query, environments) || undefined;
+      } catch (err) {
+        this.onJsonError(referenceFailure(err));
+        return;
+      }
+      const ready = ref === undefined ? store.get() : undefined;
+      if (ready !== undefined) this.evaluateOfrep(request, namespaceKey, ready);
+      else store.resolve(ref).then(
+        (snapshot) => this.evaluateOfrep(request, namespaceKey, snapshot),
+        (err: unknown) => this.onJsonError(referenceFailure(err)),
+      );
+    }
+
+    evaluateOfrep(request: OfrepRequest, namespaceKey: string, snapshot: Snapshot): void {
+      let text: string;
+      try {
+        this.snapshot = snapshot;
+        text = evaluatedFlagText(snapshot, namespaceKey, this.route.flagKey!, request, metrics);
+      } catch (err) {
+        this.onJsonError(err);
+        return;
+      }
+      this.answer(200, this.pretty ? JSON.stringify(JSON.parse(text), null, 2) : text, undefined);
+    }
+
+    /** A client snapshot GET or HEAD: the steps of routes/client-snapshot.ts. */
+    serveSnapshot(): void {
+      let ref: string | undefined;
+      try {
+        ref = clientSnapshotReference(this.route.environment, this.query, this.req.headers, environments) || undefined;
+      } catch (err) {
+        this.onJsonError(err);
+        return;
+      }
+      const ready = ref === undefined ? store.get() : undefined;
+      if (ready !== undefined) this.answerSnapshot(ready);
+      else store.resolve(ref).then(
+        (snapshot) => this.answerSnapshot(snapshot),
+        (err: unknown) => this.onJsonError(err),
+      );
+    }
+
+    answerSnapshot(snapshot: Snapshot): void {
+      let answer: ReturnType<typeof clientSnapshotAnswer>;
+      try {
+        this.snapshot = snapshot;
+        answer = clientSnapshotAnswer(snapshot, this.route.pathNamespace!, this.req.headers['if-none-match'], this.pretty);
+      } catch (err) {
+        this.onJsonError(err);
+        return;
+      }
+      this.answer(answer.notModified ? 304 : 200, answer.notModified ? undefined : answer.body, ['ETag', answer.etag]);
     }
 
     /**
-     * Metrics, the log line, then the response in one writeHead + end. A body known to be ASCII
-     * is sized by its length and sent as latin1 (the same bytes): neither needs the text
-     * flattened or scanned first.
+     * Any failure on the way (not only the body's): answered as the Koa chain answers it, under
+     * /ofrep/ in the OFREP schema (never indented, as ofrep/errors.ts writes it).
      */
-    answer(status: number, body: string, headers: Record<string, string> | undefined, ascii = false): void {
-      const { req, res, requestId } = this;
+    onJsonError(err: unknown): void {
+      if (this.route.kind === 'ofrep-flag') {
+        const r = ofrepErrorResponse(err, this.route.path, this.matched);
+        if (r.status >= 500) this.log().error({ err }, 'request failed');
+        this.answer(r.status, JSON.stringify(r.body), flatHeaders(r.headers));
+        return;
+      }
+      const r = toErrorResponse(err);
+      if (r.status >= 500) this.log().error({ err }, 'request failed');
+      this.answer(r.status, serializeErrorBody(r.body, this.pretty), flatHeaders(r.headers));
+    }
+
+    /**
+     * Metrics, the log line, then the response in one writeHead + end. `body` undefined: no body
+     * and no content headers (a 304); a HEAD request gets the headers of its body without it.
+     * `extra`: the route's or the error's headers, flat. A body known to be ASCII is sized by its
+     * length and sent as latin1 (the same bytes): neither needs the text flattened or scanned first.
+     */
+    answer(status: number, body: string | Buffer | undefined, extra: readonly string[] | undefined, ascii = false): void {
+      const { req, res, requestId, method } = this;
       const nanos = nanosSince(this.startedAt);
       const seconds = nanos / 1e9;
-      if (status === 200) observeOk(this.route.pattern, seconds);
-      else metrics.observeRequest({ method: 'POST', route: this.matched ? this.route.pattern : 'unmatched', status }, seconds);
+      if (status === 200 && method === 'POST') observeOk(this.route.pattern, seconds);
+      else metrics.observeRequest({ method, route: this.matched ? this.route.pattern : 'unmatched', status }, seconds);
       if (logsRequest(requests, status)) {
-        if (this.child === undefined) requestLines(status, this.url, nanos, req.socket.remoteAddress, requestId);
-        else writeRequestLine(this.child, requestLine('POST', this.url, status, nanos, req.socket.remoteAddress));
+        if (this.child === undefined) requestLines[method]!(status, this.url, nanos, req.socket.remoteAddress, requestId);
+        else writeRequestLine(this.child, requestLine(method, this.url, status, nanos, req.socket.remoteAddress));
       }
       if (res.destroyed || res.writableEnded) return;
-      // A flat [name, value, ...] list goes to the socket without building a header map.
-      const head: string[] = [
-        'Content-Type',
-        JSON_TYPE,
-        'Content-Length',
-        String(ascii ? body.length : Buffer.byteLength(body)),
-        'X-Request-Id',
-        requestId,
-        'X-Vexil-Revision',
-        this.snapshot?.revision ?? store.get()?.revision ?? '',
-      ];
-      if (headers !== undefined) for (const name in headers) head.push(name, headers[name]!);
-      if (cors !== undefined) cors.appendResponseHeaders(head, req.headers.origin);
-      if (!health.serving && headers?.Connection === undefined) head.push('Connection', 'close');
+      const revision = this.snapshot?.revision ?? store.get()?.revision ?? '';
+      // A flat [name, value, ...] list goes to the socket without building a header map. The
+      // order is the Koa chain's: CORS (its middleware runs first), the route's or the error's
+      // headers, the content's, then the request log's on the way out.
+      let head: string[];
+      if (cors === undefined && extra === undefined && body !== undefined) {
+        head = ['Content-Type', JSON_TYPE, 'Content-Length', String(byteLength(body, ascii)), 'X-Request-Id', requestId, 'X-Vexil-Revision', revision];
+      } else {
+        head = [];
+        if (cors !== undefined) cors.appendResponseHeaders(head, req.headers.origin);
+        if (extra !== undefined) for (const h of extra) head.push(h);
+        if (body !== undefined) head.push('Content-Type', JSON_TYPE, 'Content-Length', String(byteLength(body, ascii)));
+        head.push('X-Request-Id', requestId, 'X-Vexil-Revision', revision);
+      }
+      if (!health.serving && !namesHeader(extra, 'Connection')) head.push('Connection', 'close');
       res.writeHead(status, head);
-      if (ascii) res.end(body, 'latin1');
+      if (body === undefined || method === 'HEAD') res.end();
+      else if (ascii) res.end(body as string, 'latin1');
       else res.end(body);
     }
   }
 
   return (req, res) => {
-    if (req.method !== 'POST') return false;
+    const method = req.method;
+    const post = method === 'POST';
+    if (!post && method !== 'GET' && method !== 'HEAD') return false;
     const url = req.url ?? '';
     if (url.includes('#')) return false;
     const q = url.indexOf('?');
     const path = q === -1 ? url : url.slice(0, q);
-    const route = routeOf(path);
+    const route = post ? postRouteOf(path) : getRouteOf(path);
     if (route === undefined) return false;
-    const exchange = new Exchange(req, res, url, route);
+    const exchange = new Exchange(req, res, method, url, route);
     try {
       checkPathEncoding(path);
-      if (q !== -1 && q !== url.length - 1) exchange.pretty = parseQueryString(url.slice(q + 1)).has('pretty');
+      if (q !== -1 && q !== url.length - 1) {
+        exchange.query = parseQueryString(url.slice(q + 1));
+        exchange.pretty = exchange.query.has('pretty');
+      }
     } catch (err) {
       exchange.onJsonError(err);
       return true;
@@ -257,4 +437,9 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     exchange.start();
     return true;
   };
+}
+
+/** Bytes of a body: a string known to be ASCII has as many as characters. */
+function byteLength(body: string | Buffer, ascii: boolean): number {
+  return typeof body !== 'string' ? body.length : ascii ? body.length : Buffer.byteLength(body);
 }

@@ -24,7 +24,8 @@ export interface StartHttpServerOptions extends AppDeps {
   /** How long close() waits for in-flight requests before cutting connections (default 10 s). */
   shutdownTimeoutMs?: number;
   /**
-   * Answer the evaluation endpoints on the node:http fast path (fast-path.ts; default true).
+   * Answer the hot read endpoints (evaluation, OFREP single flag, client snapshot) on the
+   * node:http fast path (fast-path.ts; default true).
    * It is used only when every `middleware` entry exposes its decision as a `gate`.
    */
   fastPath?: boolean;
@@ -97,6 +98,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
           logger,
           gates: gates as AuthGate[],
           requests: opts.config.log.requests,
+          environments: opts.config.environments,
           cookie: (req, res, name) => app.createContext(req, res).cookies.get(name),
           ...(cors !== undefined ? { cors } : {}),
         })

@@ -5,6 +5,11 @@
  * The same seed always gives the same requests, so a test that replays the corpus through two
  * servers (test/server/fast-path.test.ts) sends both exactly the same bytes, and a failure in
  * test/server/fuzz.test.ts names a reproducible case.
+ *
+ * With `clientRoutes`, a second corpus (the same seed gives other requests) aims at the routes
+ * client SDKs use: OFREP single-flag evaluations (POST, with namespace / reference / environment
+ * headers) and the client snapshot's GET and HEAD on both its paths (with If-None-Match forms,
+ * environment headers, `?reference=`). Without it the corpus is what it always was.
  */
 import { mulberry32 } from './prng.js';
 
@@ -16,6 +21,13 @@ export interface FuzzRequest {
   /** Sent as written (test/server/support.ts rawRequest), query included. */
   path: string;
   body?: string | Buffer;
+  /** Request headers (client routes only). */
+  headers?: Record<string, string>;
+}
+
+export interface FuzzCorpusOptions {
+  /** Aim at the OFREP and client snapshot routes instead (see above). */
+  clientRoutes?: boolean;
 }
 
 const VALID = { namespaceKey: 'default', flagKey: 'color', entityId: 'u', context: { plan: 'beta' }, requestId: 'r' };
@@ -36,8 +48,30 @@ const ROUTES = [
 const GETS = ['/api/v1/namespaces', '/api/v1/namespaces/{s}/flags', '/api/v1/flags/{s}', '/api/v1/namespaces/default/flags/{s}/rules/{s}', '/{s}/{s}', '/meta/{s}'];
 const QUERY_NAMES = ['limit', 'offset', 'pageToken', 'page_token', 'reference', 'pretty', '{s}'];
 
+const CLIENT_POSTS = ['/ofrep/v1/evaluate/flags/color', '/ofrep/v1/evaluate/flags/new-checkout', '/ofrep/v1/evaluate/flags/{s}'];
+const CLIENT_GETS = [
+  '/internal/v1/evaluation/snapshot/namespace/default',
+  '/internal/v1/evaluation/snapshot/namespace/production',
+  '/internal/v1/evaluation/snapshot/namespace/{s}',
+  '/client/v2/environments/default/namespaces/default/snapshot',
+  '/client/v2/environments/{s}/namespaces/default/snapshot',
+  '/client/v2/environments/default/namespaces/{s}/snapshot',
+  '/client/v2/environments/{s}/namespaces/{s}/snapshot',
+];
+/** Header names a client route reads, both spellings; values from CLIENT_HEADER_VALUES or random. */
+const CLIENT_HEADER_NAMES = [
+  'x-flipt-namespace',
+  'x-svc-namespace',
+  'x-flipt-reference',
+  'x-svc-reference',
+  'x-flipt-environment',
+  'x-svc-environment',
+  'if-none-match',
+];
+const CLIENT_HEADER_VALUES = ['default', 'production', 'staging', 'local', 'nope', '', '*', 'W/"x"', '"a", "b"', ' , ,'];
+
 /** `count` requests from `seed`: about two thirds POST/PUT with a body, the rest GET/DELETE/PATCH. */
-export function httpFuzzCorpus(count = FUZZ_CASES, seed = FUZZ_SEED): FuzzRequest[] {
+export function httpFuzzCorpus(count = FUZZ_CASES, seed = FUZZ_SEED, opts: FuzzCorpusOptions = {}): FuzzRequest[] {
   const rand = mulberry32(seed);
   const int = (n: number) => Math.floor(rand() * n);
   const pick = <T>(xs: readonly T[]): T => xs[int(xs.length)]!;
@@ -111,7 +145,29 @@ export function httpFuzzCorpus(count = FUZZ_CASES, seed = FUZZ_SEED): FuzzReques
     return `?${parts.join('&')}`;
   }
 
+  function clientHeaders(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    for (let i = 0, n = int(4); i < n; i++) headers[pick(CLIENT_HEADER_NAMES)] = rand() < 0.7 ? pick(CLIENT_HEADER_VALUES) : randomSegment();
+    return headers;
+  }
+
+  function clientRequest(): FuzzRequest {
+    if (rand() < 0.5) {
+      const path = pick(CLIENT_POSTS).replace(/\{s\}/g, () => randomSegment()) + (rand() < 0.1 ? `/${randomSegment()}` : '') + query();
+      const valid = JSON.stringify({ context: { targetingKey: 'u', plan: pick(['beta', 1, true, null, {}]) } });
+      const payload = rand() < 0.3 ? valid : body();
+      // A GET goes without a body: Node's client sends one unframed (no chunked encoding for GET).
+      return rand() < 0.25 ? { method: 'GET', path, headers: clientHeaders() } : { method: 'POST', path, body: payload, headers: clientHeaders() };
+    }
+    const path = pick(CLIENT_GETS).replace(/\{s\}/g, () => randomSegment()) + query();
+    return { method: pick(['GET', 'GET', 'GET', 'HEAD', 'POST']), path, headers: clientHeaders() };
+  }
+
   const corpus: FuzzRequest[] = [];
+  if (opts.clientRoutes === true) {
+    for (let i = 0; i < count; i++) corpus.push(clientRequest());
+    return corpus;
+  }
   for (let i = 0; i < count; i++) {
     const isPost = rand() < 0.65;
     const method = isPost ? pick(['POST', 'POST', 'POST', 'PUT']) : pick(['GET', 'GET', 'DELETE', 'PATCH']);

@@ -13,13 +13,10 @@
  * Each answer carries the ETag; an `If-None-Match` naming it gets 304 with an empty body.
  */
 import type Router from '@koa/router';
-import { notFound } from '../../errors.js';
 import type { Config } from '../../config/types.js';
 import type { SnapshotStore } from '../../store/types.js';
-import { servedSnapshot } from '../client-snapshot/served.js';
-import { ifNoneMatchHits } from '../conditional.js';
+import { clientSnapshotAnswer, clientSnapshotReference } from '../client-snapshot/request.js';
 import type { AppRouterContext, AppState } from '../context.js';
-import { environmentReference, requestReference } from '../environments.js';
 import { readSnapshot } from '../read-snapshot.js';
 
 export interface ClientSnapshotRoutesDeps {
@@ -27,34 +24,33 @@ export interface ClientSnapshotRoutesDeps {
   environments: Config['environments'];
 }
 
+/**
+ * The Koa routes. The evaluation fast path (fast-path.ts) answers the same GET and HEAD requests
+ * when it can, with the same decisions (client-snapshot/request.ts); these serve the rest (an
+ * encoded or trailing-slash path, and every request when the fast path is off).
+ */
 export function registerClientSnapshotRoutes(router: Router<AppState>, deps: ClientSnapshotRoutesDeps): void {
   const { store, environments } = deps;
 
-  const serve = async (ctx: AppRouterContext, reference: string | undefined, namespaceKey: string) => {
+  const serve = async (ctx: AppRouterContext, pathEnvironment: string | undefined, namespaceKey: string) => {
+    const reference = clientSnapshotReference(pathEnvironment, ctx.state.query, ctx.req.headers, environments);
     const snapshot = await readSnapshot(ctx, store, reference);
-    const ns = snapshot.namespaces.get(namespaceKey);
-    // Flipt's wording for this endpoint.
-    if (ns === undefined) throw notFound(`getting flags: namespace "${namespaceKey}" not found`);
-    const { etag, body } = servedSnapshot(snapshot, ns);
-    ctx.set('ETag', etag);
-    if (ifNoneMatchHits(ctx.req.headers['if-none-match'], etag)) {
+    const answer = clientSnapshotAnswer(snapshot, namespaceKey, ctx.req.headers['if-none-match'], ctx.state.pretty);
+    ctx.set('ETag', answer.etag);
+    if (answer.notModified) {
       ctx.status = 304;
       return;
     }
     ctx.status = 200;
     ctx.type = 'application/json';
-    ctx.body = ctx.state.pretty ? JSON.stringify(JSON.parse(body.toString('utf8')), null, 2) : body;
+    ctx.body = answer.body;
   };
 
   router.get('/internal/v1/evaluation/snapshot/namespace/:key', async (ctx) => {
-    await serve(ctx, requestReference(ctx.state.query, ctx.req.headers, environments), ctx.params.key!);
+    await serve(ctx, undefined, ctx.params.key!);
   });
 
   router.get('/client/v2/environments/:environment/namespaces/:namespace/snapshot', async (ctx) => {
-    // The path's environment is checked even when `?reference=` overrides it: an unknown one is a
-    // misconfigured client either way.
-    const fromEnvironment = environmentReference(environments, ctx.params.environment!);
-    const reference = ctx.state.query.get('reference');
-    await serve(ctx, reference !== undefined && reference !== '' ? reference : fromEnvironment, ctx.params.namespace!);
+    await serve(ctx, ctx.params.environment!, ctx.params.namespace!);
   });
 }

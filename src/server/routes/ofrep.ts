@@ -11,23 +11,23 @@
  * else `?reference=`, else the environment the `X-Svc-Environment` / `X-Flipt-Environment` header
  * names (environments.ts), else the default reference. Errors are written in the OFREP schema
  * (ofrep/errors.ts, mounted in app.ts for every path under /ofrep/).
+ *
+ * The evaluation fast path (fast-path.ts) answers single-flag evaluations when it can, with the
+ * same decisions (ofrep/target.ts) and error bodies; this route serves the rest (an encoded or
+ * trailing-slash path, and every request when the fast path is off).
  */
 import type Router from '@koa/router';
 import type { Config } from '../../config/types.js';
-import { Code, VexilError } from '../../errors.js';
 import type { SnapshotStore } from '../../store/types.js';
-import { namespaceOf } from '../../evaluation/lookup.js';
 import { ifNoneMatchHits } from '../conditional.js';
 import type { AppRouterContext, AppState } from '../context.js';
-import { requestReference } from '../environments.js';
-import { headerTwin } from '../header-twins.js';
 import type { ServerMetrics } from '../metrics.js';
 import { bulkNamespace, bulkText } from '../ofrep/bulk.js';
 import { ofrepConfiguration } from '../ofrep/configuration.js';
-import { notAboutTheFlag } from '../ofrep/errors.js';
 import { bulkEtag } from '../ofrep/etag.js';
 import { evaluatedFlagText } from '../ofrep/evaluate.js';
 import { parseOfrepBulkRequest, parseOfrepRequest } from '../ofrep/request.js';
+import { ofrepNamespace, ofrepReference, referenceFailure } from '../ofrep/target.js';
 import { requestBody } from '../request-body.js';
 import { sendJson, sendJsonText } from '../respond.js';
 import { readSnapshot } from '../read-snapshot.js';
@@ -42,15 +42,13 @@ export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesD
   const { store, metrics, config } = deps;
   const configuration = ofrepConfiguration(config.storage);
 
-  const namespaceKeyOf = (ctx: AppRouterContext) => namespaceOf(headerTwin(ctx.req.headers, 'namespace') ?? '');
-  const referenceOf = (ctx: AppRouterContext) =>
-    headerTwin(ctx.req.headers, 'reference') ?? requestReference(ctx.state.query, ctx.req.headers, config.environments);
+  const namespaceKeyOf = (ctx: AppRouterContext) => ofrepNamespace(ctx.req.headers);
   /** The request's snapshot; an unknown reference or environment is no missing flag (GENERAL). */
   const snapshotOf = async (ctx: AppRouterContext) => {
     try {
-      return await readSnapshot(ctx, store, referenceOf(ctx));
+      return await readSnapshot(ctx, store, ofrepReference(ctx.req.headers, ctx.state.query, config.environments));
     } catch (err) {
-      throw err instanceof VexilError && err.code === Code.NotFound ? notAboutTheFlag(err) : err;
+      throw referenceFailure(err);
     }
   };
   const send = (ctx: AppRouterContext, text: string) => sendJsonText(ctx, ctx.state.pretty ? JSON.stringify(JSON.parse(text), null, 2) : text);

@@ -1,0 +1,34 @@
+/**
+ * What an OFREP evaluation reads, as both HTTP paths decide it (routes/ofrep.ts on Koa, and the
+ * single-flag evaluation on fast-path.ts): the namespace and the reference come from headers (and
+ * the query), since OFREP bodies have no place for them.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Config } from '../../config/types.js';
+import { Code, VexilError } from '../../errors.js';
+import { namespaceOf } from '../../evaluation/lookup.js';
+import { requestReference } from '../environments.js';
+import { headerTwin } from '../header-twins.js';
+import { notAboutTheFlag } from './errors.js';
+
+/** `X-Svc-Namespace` / `X-Flipt-Namespace`, else `default`; 400 when the two disagree. */
+export function ofrepNamespace(headers: IncomingHttpHeaders): string {
+  return namespaceOf(headerTwin(headers, 'namespace') ?? '');
+}
+
+/**
+ * `X-Svc-Reference` / `X-Flipt-Reference`, else `?reference=`, else the environment of
+ * `X-Svc-Environment` / `X-Flipt-Environment` (environments.ts), else the default (undefined).
+ */
+export function ofrepReference(headers: IncomingHttpHeaders, query: ReadonlyMap<string, string>, environments: Config['environments']): string | undefined {
+  return headerTwin(headers, 'reference') ?? requestReference(query, headers, environments);
+}
+
+/**
+ * A failure of choosing or resolving the reference, as OFREP reports it: an unknown reference or
+ * environment is 404 like a missing flag, but no missing flag (GENERAL, not FLAG_NOT_FOUND).
+ * Returns the error, to be thrown.
+ */
+export function referenceFailure(err: unknown): unknown {
+  return err instanceof VexilError && err.code === Code.NotFound ? notAboutTheFlag(err) : err;
+}
