@@ -6,6 +6,7 @@
  * session-compatible method; the session store on PostgreSQL as well as SQLite.
  */
 import t, { type Test } from 'tap';
+import { runCleanup } from '../../src/auth/cleanup.js';
 import { csrfToken } from '../../src/auth/csrf.js';
 import { loadConfig } from '../../src/config/load.js';
 import { redactUrl } from '../../src/http/redact-url.js';
@@ -235,4 +236,29 @@ t.test('request log lines carry no OAuth code or state (redaction in linear time
   t.equal(redactUrl('/x?Code=1&codes=2&=3&code'), '/x?Code=REDACTED&codes=2&=3&code');
   const big = `/x?${'a=1&'.repeat(250_000)}code=secret`;
   t.equal(redactUrl(big).endsWith('code=REDACTED'), true, '1 MB of parameters completes');
+});
+
+t.test('OIDC sessions go through the cleanup of their method; the callback redirect keeps X-Forwarded-Prefix', async (t) => {
+  const p = await provider(t);
+  const server = await startAuthServer(t, { yaml: yaml(p.issuer), clock: fakeClock(Date.now()) });
+  const jar = new CookieJar();
+  const res = await fetch(`${server.url}/auth/v1/method/oidc/idp/authorize`);
+  jar.take(res);
+  const { authorizeUrl } = (await res.json()) as { authorizeUrl: string };
+  const redirected = await followToRedirect(authorizeUrl, REDIRECT_URI, jar);
+  const cb = await fetch(`${server.url}${redirected.pathname}${redirected.search}`, {
+    redirect: 'manual',
+    headers: { cookie: jar.header(), 'x-forwarded-prefix': '/flags/' },
+  });
+  t.equal(cb.status, 302);
+  t.equal(cb.headers.get('location'), '/flags/');
+  jar.take(cb);
+
+  const store = server.runtime.service.store;
+  const schedule = { method: 'METHOD_OIDC' as const, interval: 3600_000, gracePeriod: 1800_000 };
+  server.clock.advance(24 * 3600_000 + 1800_000 - 1000);
+  t.same(await runCleanup(store, schedule, server.clock.clock, server.logs.logger), { ran: true, deleted: 0 }, 'expired, but within the grace period');
+  t.equal((await fetch(`${server.url}/auth/v1/self`, { headers: { cookie: jar.header() } })).status, 401, 'already refused though');
+  server.clock.advance(3600_000);
+  t.same(await runCleanup(store, schedule, server.clock.clock, server.logs.logger), { ran: true, deleted: 1 }, 'deleted after it');
 });
