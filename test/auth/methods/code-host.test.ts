@@ -20,6 +20,8 @@ const PUBLIC = 'http://flags.example.test';
 interface Setup {
   server: AuthServer;
   fake: CodeHostFake;
+  /** Every authorization code and state the browser carried back to vexil. */
+  carried: string[];
 }
 
 interface SetupOptions {
@@ -65,7 +67,7 @@ ${opts.storage}
       allowed_teams: ${JSON.stringify(opts.teams ?? {})}
 ${opts.usePkce === false ? '      use_pkce: false\n' : ''}`,
   });
-  return { server, fake };
+  return { server, fake, carried: [] };
 }
 
 interface LoginResult {
@@ -107,6 +109,10 @@ async function browserLogin(
   opts.atHost?.(atHost);
   const approved = await fetch(atHost, { redirect: 'manual' });
   const callbackUrl = new URL(approved.headers.get('location')!);
+  for (const name of ['code', 'state']) {
+    const value = callbackUrl.searchParams.get(name);
+    if (value) s.carried.push(value);
+  }
   const follow = new URL(callbackUrl.pathname + callbackUrl.search, s.server.url);
   opts.tamper?.(follow, jar);
   const res = await fetch(follow, { redirect: 'manual', headers: jar.with({ accept: opts.accept ?? 'application/json' }) });
@@ -132,6 +138,8 @@ function noSecretsLogged(t: Test, s: Setup, extra: string[] = []): void {
   t.notOk(text.includes(CLIENT_SECRET), 'the client secret is not logged');
   for (const token of s.fake.tokens.keys()) t.notOk(text.includes(token), 'no code-host access token is logged');
   for (const secret of extra) t.notOk(text.includes(secret), 'no client token is logged');
+  t.ok(s.carried.length > 0);
+  for (const value of s.carried) t.notOk(text.includes(value), 'no authorization code or state is logged');
 }
 
 function flows(t: Test, storage: () => string): void {
@@ -343,6 +351,7 @@ function flows(t: Test, storage: () => string): void {
     t.same(denied.body, { code: 16, message: 'handling code host callback: the code host refused the login (access_denied)', details: [] });
     const noCode = await browserLogin(s, { tamper: (u) => u.searchParams.delete('code') });
     t.same(noCode.body, { code: 16, message: 'handling code host callback: missing code parameter', details: [] });
+    t.match(s.server.logs.text(), '/auth/v1/method/code_host/callback?code=REDACTED&state=REDACTED', 'refused callbacks are logged, redacted');
     noSecretsLogged(t, s);
   });
 
