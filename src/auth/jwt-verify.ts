@@ -26,6 +26,24 @@ export const IMPLIED_LIFETIME_SECONDS = 150;
 export const DEFAULT_LEEWAY_SECONDS = 60;
 
 /** Every algorithm either method may accept; anything else (none, HS*, PS*) is refused. */
+/** Fetches of a JWKS start at least this far apart (see createJwtVerifier). */
+export const JWKS_MIN_REFETCH_MS = 1000;
+
+/**
+ * `fetchImpl`, with each call started no sooner than `minIntervalMs` after the previous one
+ * started: the upstream cost of key-set refetches is bounded whatever the requests carry.
+ */
+export function spacedFetch(fetchImpl: FetchImplementation, minIntervalMs: number): FetchImplementation {
+  let nextAllowed = 0;
+  return async (url, options) => {
+    const now = performance.now();
+    const startAt = Math.max(now, nextAllowed);
+    nextAllowed = startAt + minIntervalMs;
+    if (startAt > now) await new Promise((resolve) => setTimeout(resolve, startAt - now));
+    return fetchImpl(url, options);
+  };
+}
+
 export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
 export class JwtRejected extends Error {
@@ -51,6 +69,8 @@ export interface JwtVerifierOptions {
   subject?: string;
   leewaySeconds?: number;
   clock?: Clock;
+  /** Least time between two fetches of a JWKS (default JWKS_MIN_REFETCH_MS). */
+  minRefetchMs?: number;
 }
 
 export interface VerifiedJwt {
@@ -95,14 +115,18 @@ export function createJwtVerifier(opts: JwtVerifierOptions): JwtVerifier {
   let key: Parameters<typeof jwtVerify>[1];
   if ('jwksUrl' in opts.keys) {
     const source = opts.keys;
+    const base = (source.fetch as unknown as FetchImplementation | undefined) ?? ((url, init) => fetch(url, init as RequestInit));
     key = createRemoteJWKSet(new URL(source.jwksUrl), {
-      // No cooldown: a token signed with a key published a moment ago must not be refused because
-      // the set was fetched shortly before. jose coalesces concurrent refetches into one, and the
-      // unverified claims are checked first (below), so only plausible tokens can cause a fetch.
+      // No cooldown that refuses: a token signed with a key published a moment ago must not be
+      // refused because the set was fetched shortly before. Instead a refetch waits until
+      // JWKS_MIN_REFETCH_MS after the previous one (spacedFetch), and jose joins every request
+      // that meets an unknown kid meanwhile to that one refetch: tokens with made-up kids cost
+      // at most one fetch per interval, a fresh key at most that much latency. The unverified
+      // claims are checked first (below), so only plausible tokens get that far.
       cooldownDuration: 0,
       cacheMaxAge: 10 * 60_000,
-      timeoutDuration: 5000,
-      ...(source.fetch !== undefined ? { [customFetch]: source.fetch as unknown as FetchImplementation } : {}),
+      timeoutDuration: 5000 + JWKS_MIN_REFETCH_MS,
+      [customFetch]: spacedFetch(base, opts.minRefetchMs ?? JWKS_MIN_REFETCH_MS),
     });
   } else {
     key = publicKeyOf(opts.keys.publicKeyPem);

@@ -197,3 +197,29 @@ t.test('required: false ignores JWTs (except /auth/v1/self)', async (t) => {
 });
 
 export type { JwtIssuer };
+
+t.test('tokens with made-up kids cost at most one JWKS fetch per second, and a fresh key still gets in', async (t) => {
+  const issuer = await startJwtIssuer(t, { algs: ['ES256'] });
+  const s = await startAuthServer(t, { yaml: jwtYaml(`      jwks_url: ${issuer.jwksUri}`) });
+  const now = nowOf(s);
+  t.same(await both(s, await issuer.sign({}, { now })), [200, 200]);
+  const before = issuer.stats.jwksHits;
+  const stranger = await issuer.unpublishedKey('ES256');
+  const started = performance.now();
+  // 300 requests, 30 at a time, each with its own kid that no key set will ever publish.
+  for (let round = 0; round < 10; round++) {
+    const statuses = await Promise.all(
+      Array.from({ length: 30 }, async (_, i) => {
+        const token = await stranger.sign({}, { now, kid: `made-up-${round}-${i}` });
+        return (await request(`${s.url}/evaluate/v1/variant`, { body: EVAL, authorization: `JWT ${token}` })).status;
+      }),
+    );
+    t.ok(statuses.every((x) => x === 401), `round ${round}: all refused`);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  const fetches = issuer.stats.jwksHits - before;
+  // A count per elapsed second (not a timing assertion): at most one fetch per started second.
+  t.ok(fetches <= Math.ceil(seconds) + 1, `${fetches} JWKS fetches for 300 made-up kids over ${seconds.toFixed(1)} s`);
+  await issuer.rotate();
+  t.same(await both(s, await issuer.sign({}, { now })), [200, 200], 'a key published during the flood is accepted');
+});
