@@ -1,13 +1,15 @@
 /**
  * Raw client tokens never reach the log (trace level, every line captured), except the bootstrap
- * token, written once as `client_token`; nor do JWTs, service-account tokens or the pod's own token.
+ * token, written once as `client_token`; nor do JWTs, service-account tokens or the pod's own token,
+ * nor an OIDC client secret, authorization code, state, session token or ID token.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { makeTestCertificates } from '../support/git-tls.js';
 import { startJwtIssuer } from '../support/jwt-issuer.js';
-import { bootstrapTokenFrom, createToken, request, startAuthServer, tempDir } from './support.js';
+import { CookieJar, oidcLogin, startOidcProvider } from '../support/oidc-provider.js';
+import { bootstrapTokenFrom, createToken, fakeClock, request, startAuthServer, tempDir } from './support.js';
 
 t.test('a full session at trace level: no created token in any log line', async (t) => {
   const s = await startAuthServer(t, {
@@ -108,4 +110,61 @@ authentication:
   for (const [i, secret] of secrets.entries()) t.notOk(text.includes(secret), `secret ${i} is not in the log`);
   t.ok(s.logs.entries().some((e) => e.msg === 'JWT refused' && typeof e.reason === 'string'), 'JWT refusals are logged with their reason');
   t.ok(s.logs.entries().some((e) => e.msg === 'client token created' && e.method === 'METHOD_CLUSTER'), 'the exchange is logged');
+});
+
+t.test('OIDC at trace level: no client secret, code, state, session token or ID token in any log line', async (t) => {
+  const secret = 'oidc-client-secret-for-log-scan';
+  const redirectUri = 'http://vexil.test/auth/v1/method/oidc/idp/callback';
+  const idp = await startOidcProvider({
+    clientId: 'vexil',
+    clientSecret: secret,
+    redirectUri,
+    requirePkce: true,
+    accounts: { alice: { email: 'alice@example.test', email_verified: true }, mallory: { email: 'mallory@evil.test', email_verified: true } },
+  });
+  t.teardown(() => idp.close());
+  const s = await startAuthServer(t, {
+    yaml: `
+authentication:
+  required: true
+  session: { domain: 127.0.0.1 }
+  methods:
+    oidc:
+      enabled: true
+      email_matches: ['@example\\.test$']
+      providers:
+        idp: { issuer_url: "${idp.issuer}", client_id: vexil, client_secret: ${secret}, redirect_address: "http://vexil.test", scopes: [email], use_pkce: true }
+`,
+    // The provider signs with the real time.
+    clock: fakeClock(Date.now()),
+  });
+  const jar = new CookieJar();
+  const ok = await oidcLogin(s.url, 'idp', redirectUri, jar);
+  t.equal(ok.callback.status, 302, ok.body);
+  const session = jar.cookies.get('svc_client_token')!;
+  await fetch(`${s.url}/auth/v1/self`, { headers: { cookie: jar.header() } });
+  idp.nextLogin = 'mallory';
+  const refused = await oidcLogin(s.url, 'idp', redirectUri, new CookieJar());
+  t.equal(refused.callback.status, 401, 'email not matching');
+  idp.nextLogin = 'alice';
+  const badNonce = await oidcLogin(s.url, 'idp', redirectUri, new CookieJar(), (u) => u.searchParams.set('nonce', 'other'));
+  t.equal(badNonce.callback.status, 401, 'nonce mismatch');
+  const replay = await fetch(`${s.url}${ok.redirected.pathname}${ok.redirected.search}`, { headers: { cookie: `svc_client_state=${ok.redirected.searchParams.get('state')}` } });
+  t.equal(replay.status, 401, 'replayed callback');
+
+  const text = s.logs.text();
+  t.ok(s.logs.entries().some((e) => e.msg === 'oidc session created'), 'the log was captured');
+  for (const [what, value] of [
+    ['client secret', secret],
+    ['session token', session],
+    ['code', ok.redirected.searchParams.get('code')!],
+    ['state', ok.redirected.searchParams.get('state')!],
+    ['code of the refused login', refused.redirected.searchParams.get('code')!],
+    ['code of the nonce mismatch', badNonce.redirected.searchParams.get('code')!],
+    ['PKCE challenge', ok.authorizeUrl.searchParams.get('code_challenge')!],
+    ['nonce', ok.authorizeUrl.searchParams.get('nonce')!],
+  ] as const) {
+    t.notOk(text.includes(value), `no ${what} in the log`);
+  }
+  t.notMatch(text, /eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\./, 'no JWT (ID token, access token)');
 });

@@ -139,3 +139,25 @@ export async function followToRedirect(authorizeUrl: string, redirectUri: string
   }
   throw new Error('too many redirects at the provider');
 }
+
+/**
+ * A whole browser login at vexil: authorize (vexil), the provider's redirects, then vexil's
+ * callback reached as a reverse proxy would forward it. `tamper` may edit the provider URL first.
+ */
+export async function oidcLogin(
+  vexilUrl: string,
+  provider: string,
+  redirectUri: string,
+  jar: CookieJar,
+  tamper?: (url: URL) => void,
+): Promise<{ authorizeUrl: URL; redirected: URL; callback: Response; body: string }> {
+  const res = await fetch(`${vexilUrl}/auth/v1/method/oidc/${provider}/authorize`, { headers: { cookie: jar.header() } });
+  jar.take(res);
+  if (res.status !== 200) throw new Error(`authorize answered ${res.status}`);
+  const authorizeUrl = new URL(((await res.json()) as { authorizeUrl: string }).authorizeUrl);
+  tamper?.(authorizeUrl);
+  const redirected = await followToRedirect(authorizeUrl.href, redirectUri, jar);
+  const callback = await fetch(`${vexilUrl}${redirected.pathname}${redirected.search}`, { redirect: 'manual', headers: { cookie: jar.header() } });
+  jar.take(callback);
+  return { authorizeUrl, redirected, callback, body: await callback.text() };
+}
