@@ -11,7 +11,8 @@ import { reportMissing } from '../../support/requirements.js';
 import { postgresUnavailableReason, startPostgres } from '../../support/throwaway-db.js';
 import { CookieJar } from '../../support/cookie-jar.js';
 import { startCodeHostFake, type CodeHostFake, type FakeUser } from '../../support/code-host-fake.js';
-import { startAuthServer, UNAUTHENTICATED, type AuthServer } from '../support.js';
+import { startServe, writeServeConfig } from '../process.js';
+import { startAuthServer, tempDir, UNAUTHENTICATED, type AuthServer } from '../support.js';
 
 const CLIENT_SECRET = 'code-host-client-secret-7f3a';
 /** The public address vexil is configured with; the test rewrites it to the server's real one. */
@@ -87,7 +88,7 @@ interface LoginResult {
  * `tamper` may change the callback URL (state, code) before it is followed.
  */
 async function browserLogin(
-  s: Setup,
+  s: { server: { url: string }; carried: string[] },
   opts: {
     base?: string;
     login?: string;
@@ -374,6 +375,43 @@ function flows(t: Test, storage: () => string): void {
     noSecretsLogged(t, s, [login.jar.get('svc_client_token')!.value]);
   });
 }
+
+t.test('vexil serve (a real process): login through the code host; nothing secret on stdout or stderr', async (t) => {
+  const fake = await startCodeHostFake({ clients: [{ clientId: 'vexil-app', clientSecret: CLIENT_SECRET }] });
+  t.teardown(() => fake.close());
+  const dir = tempDir(t);
+  const file = writeServeConfig(
+    dir,
+    `data_dir: data
+authentication:
+  required: true
+  session:
+    domain: 127.0.0.1
+  methods:
+    code_host:
+      enabled: true
+      client_id: vexil-app
+      client_secret: ${CLIENT_SECRET}
+      redirect_address: ${PUBLIC}
+      server_url: ${fake.serverUrl}
+      api_url: ${fake.apiUrl}
+      scopes: [read:org]
+      allowed_organizations: [acme]
+`,
+  );
+  const proc = await startServe(t, file, dir);
+  const s = { server: { url: proc.url }, fake, carried: [] as string[] };
+  const login = await browserLogin(s);
+  t.equal(login.res.status, 302);
+  const self = await getJson(`${proc.url}/auth/v1/self`, login.jar.with());
+  t.equal((self.body as { metadata: Record<string, string> })?.metadata['io.svc.auth.code_host.login'], 'alice');
+  await proc.waitForLog((e) => e.msg === 'code host session created');
+  t.equal(await proc.stop(), 0);
+  const output = proc.lines.join('\n') + proc.stderr();
+  for (const secret of [CLIENT_SECRET, login.jar.get('svc_client_token')!.value, ...fake.tokens.keys(), ...s.carried]) {
+    t.notOk(output.includes(secret), 'no secret in the output');
+  }
+});
 
 t.test('SQLite', async (t) => {
   flows(t, () => '');
