@@ -4,7 +4,7 @@
  * autocannon in its own process; measuring several servers in alternating turns; the CPU time a
  * serving process tree spent per request (from /proc).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { BenchBuild } from './build.js';
@@ -73,6 +73,28 @@ export interface VexilServeOptions {
   state?: ReadonlyArray<{ path: string; text: string }>;
   /** More top-level config lines (YAML). */
   config?: readonly string[];
+  /** Node flags before the script (e.g. --expose-gc). */
+  nodeArgs?: readonly string[];
+  /** More environment variables. */
+  env?: Readonly<Record<string, string>>;
+  /** Open files allowed (`ulimit -n`, set through sh before node starts); default: inherited. */
+  fdLimit?: number;
+}
+
+/** This process's open-file limits (`ulimit -Sn`, `ulimit -Hn`); children inherit them. */
+export function fdLimits(): { soft: number; hard: number } {
+  const out = spawnSync('/bin/sh', ['-c', 'ulimit -Sn; ulimit -Hn'], { encoding: 'utf8' }).stdout.trim().split('\n');
+  const n = (s: string | undefined) => (s === 'unlimited' ? Number.POSITIVE_INFINITY : Number(s));
+  return { soft: n(out[0]), hard: n(out[1]) };
+}
+
+/**
+ * Spawns node with `args`; with `fdLimit`, through `sh -c 'ulimit -n N && exec node ...'` (the
+ * same process id: sh replaces itself with node, keeping the environment and open descriptors).
+ */
+export function spawnNode(args: readonly string[], opts: SpawnOptions, fdLimit?: number): ChildProcess {
+  if (fdLimit === undefined) return spawn(process.execPath, args, opts);
+  return spawn('/bin/sh', ['-c', `ulimit -n ${fdLimit} && exec "$0" "$@"`, process.execPath, ...args], opts);
 }
 
 /**
@@ -109,11 +131,12 @@ export async function startVexil(build: BenchBuild, dir: string, opts: VexilServ
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('VEXIL_')) env[k] = v;
   env.NODE_OPTIONS = '';
-  const child = spawn(process.execPath, [join(build.root, 'src/cli/main.js'), 'serve', '--config', join(dir, 'config.yml')], {
-    cwd: dir,
-    env,
-    stdio: ['ignore', fd, 'pipe'],
-  });
+  Object.assign(env, opts.env ?? {});
+  const child = spawnNode(
+    [...(opts.nodeArgs ?? []), join(build.root, 'src/cli/main.js'), 'serve', '--config', join(dir, 'config.yml')],
+    { cwd: dir, env, stdio: ['ignore', fd, 'pipe'] },
+    opts.fdLimit,
+  );
   closeSync(fd);
   let stderr = '';
   child.stderr!.setEncoding('utf8').on('data', (d: string) => (stderr += d));

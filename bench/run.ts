@@ -5,7 +5,7 @@
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
  *
  * Options:
- *   --quick            shorter run for a smoke check (1 repetition, fewer rounds, 3 s HTTP)
+ *   --quick            shorter run for a smoke check (1 repetition, fewer rounds, 3 s HTTP, 2,000 streams)
  *   --reps N           eval: processes per scenario (default 3)
  *   --rounds N         eval: rounds per engine (default 9; flipt-client-js 5)
  *   --scenario S       eval: only this scenario (variant|boolean|static|complex), repeatable
@@ -23,6 +23,7 @@ import { LOAD_DEFAULTS, runLoadBench, type LoadOptions } from './load.js';
 import { machineInfo, machineMarkdown } from './machine.js';
 import { OFREP_DEFAULTS, runOfrepBench } from './ofrep.js';
 import { SNAPSHOT_DEFAULTS, runSnapshotBench } from './snapshot.js';
+import { STREAMS_DEFAULTS, STREAMS_QUICK, runStreamsBench } from './streams.js';
 import { verdict } from './stats.js';
 import type { ScenarioName } from './workers/eval-worker.js';
 
@@ -109,6 +110,12 @@ try {
     log('ofrep: OFREP single-flag evaluation against the bare node:http ceiling ...');
     const r = await runOfrepBench(build, ofrepOpts, log);
     report.push('### OFREP', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'streams' || kind === 'all') {
+    log(`streams: ${values.quick ? STREAMS_QUICK.connections : STREAMS_DEFAULTS.connections} SSE streams on one vexil serve, clients in another process ...`);
+    const r = await runStreamsBench(build, values.quick ? STREAMS_QUICK : STREAMS_DEFAULTS, log);
+    report.push('### Live-update streams', '', r.markdown, '');
     verdicts.push(...r.verdicts);
   }
   if (kind === 'auth') {
