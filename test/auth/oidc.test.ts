@@ -289,3 +289,18 @@ t.test('nothing secret in the logs: client secret, codes, tokens, ID tokens', as
   const metrics = await (await fetch(`${server.url}/metrics`)).text();
   t.notOk(metrics.includes(CLIENT_SECRET) || metrics.includes(token), 'nor in the metrics');
 });
+
+t.test('the provider answering with an error (user denied): 401, the state is spent, the state cookie dropped', async (t) => {
+  const { server } = await setup(t);
+  const jar = new CookieJar();
+  const a = await authorize(server, jar);
+  const state = a.authorizeUrl!.searchParams.get('state')!;
+  const denied = new URL(REDIRECT_URI);
+  denied.search = new URLSearchParams({ error: 'access_denied', error_description: 'user said no', state }).toString();
+  const res = await callback(server, denied, jar);
+  t.equal(res.res.status, 401);
+  t.match(JSON.parse(res.text), { code: 16, message: 'handling OIDC callback: the provider refused the login (access_denied)' });
+  t.ok(res.setCookies.some((c) => /^svc_client_state=; .*Max-Age=0/.test(c)));
+  const unknown = await fetch(`${server.url}/auth/v1/method/oidc/nope/callback?code=x&state=y`);
+  t.equal(unknown.status, 404);
+});
