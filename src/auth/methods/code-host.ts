@@ -25,7 +25,7 @@ import type { AppRouterContext } from '../../server/context.js';
 import { sendJson } from '../../server/respond.js';
 import { trimTrailingCharacter } from '../../text.js';
 import { codeHostMetadata, decideAccess, needsMemberships, type Memberships } from '../code-host/access.js';
-import { CodeHostError, createCodeHostClient, type CodeHostClient, type CodeHostUser } from '../code-host/api.js';
+import { CodeHostError, createCodeHostClient, type CodeHostUser } from '../code-host/api.js';
 import { respondWithSession } from '../session.js';
 import { STATE_COOKIE } from '../types.js';
 import type { AuthMethod, DescribeContext, MethodDeps } from './types.js';
@@ -38,22 +38,15 @@ export const CODE_HOST_PATHS = ['/auth/v1/method/code_host', '/auth/v1/method/gi
 /** Scopes that let a token read the account's private email addresses. */
 const EMAIL_SCOPES = ['user:email', 'user'];
 
-export interface CodeHostMethodOptions {
-  /** The API client (default: one built from the config); tests pass one with short bounds. */
-  client?: CodeHostClient;
-}
-
-export function createCodeHostMethod(deps: MethodDeps, opts: CodeHostMethodOptions = {}): AuthMethod {
+export function createCodeHostMethod(deps: MethodDeps): AuthMethod {
   const cfg = deps.config.methods.code_host;
   const redirectBase = trimTrailingCharacter(cfg.redirect_address ?? '', '/');
-  const api =
-    opts.client ??
-    createCodeHostClient({
-      serverUrl: cfg.server_url,
-      apiUrl: cfg.api_url,
-      clientId: cfg.client_id ?? '',
-      clientSecret: cfg.client_secret ?? '',
-    });
+  const api = createCodeHostClient({
+    serverUrl: cfg.server_url,
+    apiUrl: cfg.api_url,
+    clientId: cfg.client_id ?? '',
+    clientSecret: cfg.client_secret ?? '',
+  });
   const policy = { allowedOrganizations: cfg.allowed_organizations, allowedTeams: cfg.allowed_teams };
   const readsMemberships = cfg.scopes.includes('read:org');
 

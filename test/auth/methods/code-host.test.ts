@@ -234,7 +234,12 @@ function flows(t: Test, storage: () => string): void {
       { login: 'mallory', id: 2, orgs: ['elsewhere'], teams: [] },
       { login: 'intern', id: 3, orgs: ['acme'], teams: [{ org: 'acme', slug: 'interns' }] },
     ];
-    const s = await setup(t, { storage: storage(), users, organizations: ['acme'], teams: { acme: ['flag-admins'] } });
+    const s = await setup(t, { storage: storage(), users, organizations: ['acme', 'widgets'], teams: { acme: ['flag-admins'] } });
+    t.match(
+      s.server.logs.entries().find((e) => e.level === 40 || e.level === 'warn'),
+      { organizations: ['widgets'], msg: /have no allowed_teams entry, so none of their members can log in/ },
+      'an allowed organization without teams is pointed out at start',
+    );
     const outsider = await browserLogin(s, { login: 'mallory' });
     t.equal(outsider.res.status, 403);
     t.same(outsider.body, {
