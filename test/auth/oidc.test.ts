@@ -5,6 +5,7 @@
  * there, and the test forwards that callback to vexil as a reverse proxy would.
  */
 import t from 'tap';
+import { DISCOVERY_RETRY_MS } from '../../src/auth/methods/oidc.js';
 import { freePort } from '../support/throwaway-db.js';
 import { CookieJar, followToRedirect, startOidcProvider, type Account, type TestOidcProvider } from '../support/oidc-provider.js';
 import { fakeClock, startAuthServer, type AuthServer } from './support.js';
@@ -256,7 +257,11 @@ t.test('provider down at start: vexil starts, authorize answers 503, then recove
   t.equal(down.res.status, 503);
   t.match(await down.res.json(), { code: 14, message: 'oidc provider "test" is unavailable' });
   t.ok(server.logs.entries().some((e) => e.msg === 'oidc provider discovery failed'));
+  const again = await authorize(server, jar);
+  t.equal(again.res.status, 503, 'right after a failure: 503 without asking the provider');
+  t.equal(server.logs.entries().filter((e) => e.msg === 'oidc provider discovery failed').length, 1, 'one failure logged, not one per request');
 
+  server.clock.advance(DISCOVERY_RETRY_MS);
   const provider = await startOidcProvider({ port, clientId: CLIENT_ID, clientSecret: CLIENT_SECRET, redirectUri: REDIRECT_URI, requirePkce: true, accounts: ACCOUNTS });
   t.teardown(() => provider.close());
   const done = await login(server, jar);

@@ -40,6 +40,8 @@ export const OIDC_METADATA = {
 
 /** Seconds one discovery or token request may take. */
 const PROVIDER_TIMEOUT_S = 10;
+/** After a failed discovery, logins answer 503 at once for this long (ms) before it is tried again. */
+export const DISCOVERY_RETRY_MS = 5_000;
 
 const CALLBACK_LABEL = 'handling OIDC callback';
 
@@ -53,6 +55,8 @@ export function oidcPaths(name: string) {
 /** One configured provider: its discovered metadata (cached) and the settings of its logins. */
 class Provider {
   private discovered: Promise<client.ServerMetadata> | undefined;
+  /** When discovery last failed (vexil's clock); cleared by a success. */
+  private failedAt: number | undefined;
   private jwksCache: client.ExportedJWKSCache | undefined;
   readonly redirectUri: string;
   readonly scope: string;
@@ -72,6 +76,12 @@ class Provider {
 
   /** The provider's metadata, discovered once; a failed discovery is retried on the next call. */
   metadata(): Promise<client.ServerMetadata> {
+    const unavailable = () => new VexilError(Code.Unavailable, `oidc provider "${this.name}" is unavailable`);
+    // A provider that just failed is not asked again at once: a burst of logins while it is down
+    // costs neither a request each nor a log line each.
+    if (this.discovered === undefined && this.failedAt !== undefined && this.deps.clock() - this.failedAt < DISCOVERY_RETRY_MS) {
+      return Promise.reject(unavailable());
+    }
     if (this.discovered === undefined) {
       const attempt = client
         .discovery(new URL(this.config.issuer_url), this.config.client_id, undefined, undefined, {
@@ -79,17 +89,19 @@ class Provider {
           timeout: PROVIDER_TIMEOUT_S,
         })
         .then((c) => {
+          this.failedAt = undefined;
           this.deps.logger.info({ provider: this.name, issuer: c.serverMetadata().issuer }, 'oidc provider discovered');
           return c.serverMetadata();
         });
       this.discovered = attempt;
       attempt.catch((err: unknown) => {
         if (this.discovered === attempt) this.discovered = undefined;
+        this.failedAt = this.deps.clock();
         this.deps.logger.warn({ provider: this.name, issuer: this.config.issuer_url, error: safeError(err) }, 'oidc provider discovery failed');
       });
     }
     return this.discovered.catch(() => {
-      throw new VexilError(Code.Unavailable, `oidc provider "${this.name}" is unavailable`);
+      throw unavailable();
     });
   }
 
