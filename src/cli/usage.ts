@@ -20,6 +20,7 @@ Commands:
   evaluate    Evaluate a flag against state files on disk (no server)
   test        Run flag test files (*.test.yml) against state files
   bundle      Build, list, push and pull OCI bundles of flag state
+  diff        Compare two states (folders or Git revisions) and preview the impact
   help [CMD]  Show help (for a command)
 
 Options:
@@ -163,11 +164,48 @@ Exit status: 0 done, 1 failed (invalid state or config, unknown bundle or tag,
 credentials refused, registry unreachable, digest mismatch), 2 usage error.
 `;
 
+export const DIFF_USAGE = `Usage: vexil diff BASE HEAD [--repo PATH [--directory DIR]] [--format text|json|markdown]
+                  [--impact N] [--contexts FILE] [--namespace NS] [--fail-on-change]
+
+Compares two flag states and lists what changed, per namespace: flags and
+segments added, removed and changed, each change in words (enabled toggled,
+variant added, rule moved, rollout 50% → 60%, constraint changed...). BASE and
+HEAD are two state folders, or with --repo two revisions of a local Git
+repository (branches, tags, origin/main, HEAD, commit ids), read from its
+object database as "vexil serve" reads a repository.
+
+The impact preview evaluates each changed flag (and each flag reading a
+changed segment) on both sides for a sample of entities and counts those whose
+result changes, e.g. "12.4% of 10,000 entities move stripe → adyen". The
+sample: N synthetic entity ids, each given in turn one of the contexts of
+HEAD's flag test files (*.test.yml), or the entries of a contexts file.
+
+Options:
+      --repo PATH        Compare two revisions of the Git repository at PATH
+      --directory DIR    With --repo: the state's sub-folder in the repository
+  -f, --format FMT       text (default; coloured on a terminal unless NO_COLOR)
+                         json: the API's diff document (schemas/diff.schema.json)
+                         markdown: for a pull-request comment (summary table,
+                           a collapsible section per flag, the impact)
+      --impact N         Synthetic entities for the impact (default 10000,
+                           at most 100000; 0: no impact preview)
+      --contexts FILE    JSONL, one {"entityId": "...", "context": {...}} per
+                           line (at most 100000 lines of 64 KiB): the sample
+  -n, --namespace NS     Only this namespace
+      --fail-on-change   Exit 1 when anything changed (CI gates)
+  -h, --help             Show this help
+
+Exit status: 0 compared (changed or not), 1 a side is invalid or, with
+--fail-on-change, something changed; 2 usage error (also an unreadable or
+malformed contexts file).
+`;
+
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   serve: SERVE_USAGE,
   validate: VALIDATE_USAGE,
   evaluate: EVALUATE_USAGE,
   test: TEST_USAGE,
   bundle: BUNDLE_USAGE,
+  diff: DIFF_USAGE,
   help: MAIN_USAGE,
 };

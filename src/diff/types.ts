@@ -157,3 +157,8 @@ export interface ImpactReport {
   /** Flags evaluated (changed ones and those reading a changed segment), by namespace then key. */
   readonly flags: readonly FlagImpact[];
 }
+
+/** What the API answers and `vexil diff --format json` prints: the diff, and the impact when asked. */
+export interface DiffReport extends SnapshotDiff {
+  readonly impact?: ImpactReport;
+}
