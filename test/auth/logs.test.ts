@@ -1,12 +1,14 @@
 /**
  * Raw client tokens never reach the log (trace level, every line captured), except the bootstrap
  * token, written once as `client_token`; nor do JWTs, service-account tokens or the pod's own token,
- * nor an OIDC client secret, authorization code, state, session token or ID token.
+ * nor an OIDC client secret, authorization code, state, session token or ID token, nor a code-host
+ * client secret or access token.
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { makeTestCertificates } from '../support/git-tls.js';
+import { startCodeHostFake } from '../support/code-host-fake.js';
 import { startJwtIssuer } from '../support/jwt-issuer.js';
 import { CookieJar, oidcLogin, startOidcProvider } from '../support/oidc-provider.js';
 import { bootstrapTokenFrom, createToken, fakeClock, request, startAuthServer, tempDir } from './support.js';
@@ -167,4 +169,68 @@ authentication:
     t.notOk(text.includes(value), `no ${what} in the log`);
   }
   t.notMatch(text, /eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\./, 'no JWT (ID token, access token)');
+});
+
+t.test('code host at trace level: no client secret, access token, code, state, PKCE values or session token in any log line', async (t) => {
+  const secret = 'code-host-client-secret-for-log-scan';
+  const gh = await startCodeHostFake({
+    clients: [{ clientId: 'vexil', clientSecret: secret }],
+    users: [
+      { login: 'alice', id: 1, email: 'alice@example.test', orgs: ['acme'], teams: [] },
+      { login: 'mallory', id: 2, orgs: [], teams: [] },
+    ],
+  });
+  t.teardown(() => gh.close());
+  const s = await startAuthServer(t, {
+    yaml: `
+authentication:
+  required: true
+  session: { domain: 127.0.0.1 }
+  methods:
+    code_host:
+      enabled: true
+      client_id: vexil
+      client_secret: ${secret}
+      redirect_address: http://vexil.test
+      server_url: ${gh.serverUrl}
+      api_url: ${gh.apiUrl}
+      scopes: [read:org, user:email]
+      allowed_organizations: [acme]
+`,
+  });
+  const carried: string[] = [];
+  /** One browser login as `login`; `tamper` changes the callback URL. Returns the callback's status and jar. */
+  const login = async (who: string, tamper?: (u: URL) => void) => {
+    const jar = new CookieJar();
+    const a = await fetch(`${s.url}/auth/v1/method/code_host/authorize`);
+    jar.take(a);
+    const at = new URL(((await a.json()) as { authorizeUrl: string }).authorizeUrl);
+    carried.push(at.searchParams.get('code_challenge')!);
+    at.searchParams.set('login', who);
+    const back = new URL((await fetch(at, { redirect: 'manual' })).headers.get('location')!);
+    carried.push(back.searchParams.get('code')!, back.searchParams.get('state')!);
+    const callback = new URL(back.pathname + back.search, s.url);
+    tamper?.(callback);
+    const res = await fetch(callback, { redirect: 'manual', headers: { cookie: jar.header() } });
+    jar.take(res);
+    return { status: res.status, jar, callback };
+  };
+  const ok = await login('alice');
+  t.equal(ok.status, 302);
+  const session = ok.jar.cookies.get('svc_client_token')!;
+  await fetch(`${s.url}/auth/v1/self`, { headers: { cookie: ok.jar.header() } });
+  t.equal((await login('mallory')).status, 403, 'not in an allowed organization');
+  t.equal((await login('alice', (u) => u.searchParams.set('code', 'wrong'))).status, 401, 'code refused');
+  t.equal((await fetch(ok.callback, { redirect: 'manual' })).status, 401, 'replayed callback');
+
+  const text = s.logs.text();
+  t.ok(s.logs.entries().some((e) => e.msg === 'code host session created'), 'the log was captured');
+  for (const [what, value] of [
+    ['client secret', secret],
+    ['session token', session],
+    ...[...gh.tokens.keys()].map((token) => ['access token', token] as const),
+    ...carried.map((value) => ['code, state or PKCE challenge', value] as const),
+  ] as const) {
+    t.notOk(text.includes(value), `no ${what} in the log`);
+  }
 });
