@@ -61,6 +61,8 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
     // unnamespaced forms name the namespace in the body, the namespaced ones in the path.
     if (path === '/api/v1/evaluate') return { public: false, section: 'management', namespace: { from: 'body', batch: false }, self: false };
     if (path === '/api/v1/batch-evaluate') return { public: false, section: 'management', namespace: { from: 'legacy-batch-body' }, self: false };
+    // The diff spans namespaces (its `namespace` parameter is a filter, not a scope): unscoped tokens only.
+    if (path === '/api/v1/diff') return { public: false, section: 'management', namespace: NONE, self: false };
     return { public: false, section: 'management', namespace: managementNamespace(segments), self: false };
   }
   if (path === '/evaluate/v1' || path.startsWith('/evaluate/v1/')) {

@@ -15,6 +15,11 @@ import type { FlagImpact, ImpactReport, SampleContext, SnapshotDiff, Transition 
 
 export const DEFAULT_IMPACT_ENTITIES = 10_000;
 export const MAX_IMPACT_ENTITIES = 100_000;
+/**
+ * At most this many flags are evaluated (in namespace, key order); the others are counted in
+ * `omittedFlags`. Bounds the work of one request: 1,000 flags × 100,000 entities × 2 sides.
+ */
+export const MAX_IMPACT_FLAGS = 1_000;
 
 export interface ImpactOptions {
   readonly sample: readonly SampleContext[];
@@ -37,6 +42,7 @@ export function syntheticSample(entities: number, contexts: readonly Readonly<Re
 
 export function impact(base: Snapshot, head: Snapshot, d: SnapshotDiff, opts: ImpactOptions): ImpactReport {
   const flags: FlagImpact[] = [];
+  let omittedFlags = 0;
   for (const ns of d.namespaces) {
     const b = base.namespaces.get(ns.key);
     const h = head.namespaces.get(ns.key);
@@ -46,9 +52,12 @@ export function impact(base: Snapshot, head: Snapshot, d: SnapshotDiff, opts: Im
     if (touched.size > 0) {
       for (const [key, flag] of h.flags) if (!keys.has(key) && b.flags.has(key) && readsAny(flag, touched)) keys.add(key);
     }
-    for (const key of [...keys].sort(byteOrder)) flags.push(flagImpact(ns.key, b, h, key, opts.sample));
+    for (const key of [...keys].sort(byteOrder)) {
+      if (flags.length < MAX_IMPACT_FLAGS) flags.push(flagImpact(ns.key, b, h, key, opts.sample));
+      else omittedFlags++;
+    }
   }
-  return { sample: { source: opts.source, entities: opts.sample.length, contexts: opts.contexts }, flags };
+  return { sample: { source: opts.source, entities: opts.sample.length, contexts: opts.contexts }, flags, omittedFlags };
 }
 
 function readsAny(flag: Flag, segments: ReadonlySet<string>): boolean {

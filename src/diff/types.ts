@@ -156,6 +156,8 @@ export interface ImpactReport {
   readonly sample: { readonly source: 'synthetic' | 'contexts-file'; readonly entities: number; readonly contexts: number };
   /** Flags evaluated (changed ones and those reading a changed segment), by namespace then key. */
   readonly flags: readonly FlagImpact[];
+  /** Flags that would have been evaluated beyond the limit of 1,000 (see impact.ts). */
+  readonly omittedFlags: number;
 }
 
 /** What the API answers and `vexil diff --format json` prints: the diff, and the impact when asked. */

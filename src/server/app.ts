@@ -21,6 +21,7 @@ import { ofrepErrors } from './ofrep/errors.js';
 import { requestLog } from './request-log.js';
 import { registerAuthRoutes } from './routes/auth.js';
 import { registerClientSnapshotRoutes } from './routes/client-snapshot.js';
+import { registerDiffRoutes } from './routes/diff.js';
 import { registerEvaluationRoutes } from './routes/evaluation.js';
 import { registerLegacyEvaluationRoutes } from './routes/legacy-evaluation.js';
 import { registerManagementRoutes } from './routes/management.js';
@@ -100,6 +101,7 @@ export function createApp(deps: AppDeps): VexilApp {
     authenticationRequired: deps.config.authentication.required,
   });
   registerManagementRoutes(router, { store: deps.store });
+  registerDiffRoutes(router, { store: deps.store });
   registerLegacyEvaluationRoutes(router, { store: deps.store, metrics });
   registerWriteRoutes(router);
   registerEvaluationRoutes(router, { store: deps.store, metrics });

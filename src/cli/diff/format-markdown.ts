@@ -57,6 +57,7 @@ export function formatMarkdown(report: DiffReport): string {
     for (const i of unlisted) out += `- ${md(i.namespace)}/${md(i.flag)}: ${md(describeImpact(i))}\n`;
     out += '\n';
   }
+  if (report.impact !== undefined && report.impact.omittedFlags > 0) out += `${report.impact.omittedFlags} more flags were not evaluated.\n\n`;
   if (report.impact !== undefined) out += `<sub>Impact over ${report.impact.sample.entities.toLocaleString('en-US')} entities (${sampleWords(report.impact.sample)}).</sub>\n`;
   return out;
 }

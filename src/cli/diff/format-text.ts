@@ -34,6 +34,7 @@ export function formatText(report: DiffReport, colour: boolean): string {
     out += `\n${paint(BOLD, 'impact')} ${paint(DIM, `(${sample.entities.toLocaleString('en-US')} entities, ${sampleWords(sample)})`)}\n`;
     if (impacts.size === 0) out += '  no flag to evaluate\n';
     for (const i of impacts.values()) out += `  ${i.namespace}/${i.flag}: ${describeImpact(i)}\n`;
+    if (report.impact.omittedFlags > 0) out += `  (${report.impact.omittedFlags} more flags not evaluated)\n`;
   }
   return out;
 }
