@@ -49,7 +49,7 @@ t.test('defaults without a file or environment', async (t) => {
   const a = c.authentication;
   t.equal(a.required, false);
   t.same(a.exclude, { management: false, evaluation: false });
-  t.same(a.session, { secure: false, token_lifetime: 24 * 3600_000, state_lifetime: 10 * 60_000, csrf: {} });
+  t.same(a.session, { secure: false, token_lifetime: 24 * 3600_000, state_lifetime: 10 * 60_000, csrf: { secure: true, trusted_origins: [] } });
   for (const m of ['token', 'oidc', 'code_host', 'cluster'] as const) {
     t.equal(a.methods[m].enabled, false, `${m} disabled`);
     t.same(a.methods[m].cleanup, { interval: 3600_000, grace_period: 1800_000 }, `${m} cleanup defaults`);
