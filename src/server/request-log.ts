@@ -142,7 +142,9 @@ export function requestLineWriter(
     if (url !== lastUrl || status !== lastStatus) {
       lastUrl = url;
       lastStatus = status;
-      const urlJson = quote(url.length > 2048 ? `${url.slice(0, 2048)}…` : url);
+      // As requestLine: credentials in the query redacted, then cut at 2048 characters.
+      const logged = redactUrl(url);
+      const urlJson = quote(logged.length > 2048 ? `${logged.slice(0, 2048)}…` : logged);
       middle = `","method":${quote(method)},"url":${urlJson},"status":${status},"durationMs":`;
     }
     if (remoteAddress !== lastRemote || writer.tail !== lastTail) {

@@ -72,6 +72,7 @@ t.test('requestLineWriter writes the line writeRequestLine writes, byte for byte
     [200, '/evaluate/v1/boolean', 0, '10.0.0.\u2028', 'id-5'],
     [200, '/evaluate/v1/boolean', 2_500, '127.0.0.1', 'id-6'],
     [200, '/evaluate/v1/boolean', 1_999_999_999_499, '127.0.0.1', 'id-7'],
+    [304, '/internal/v1/evaluation/snapshot/namespace/default?code=abc&state=def&reference=main', 2_000, '127.0.0.1', 'id-8'],
   ];
   const noTime = (s: string) => s.replace(/"time":"[^"]*"/, '"time":""');
   for (const [status, url, nanos, remote, id] of cases) {
