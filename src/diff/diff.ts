@@ -61,12 +61,14 @@ function diffNamespace(key: string, base: Namespace | undefined, head: Namespace
   const flags = diffKeyed(b.flags, h.flags, (key, x, y): FlagDiff | undefined => {
     if (x === undefined) return { key, status: 'added', type: y!.type, changes: [] };
     if (y === undefined) return { key, status: 'removed', type: x.type, changes: [] };
+    if (sameFlag(x, y)) return undefined;
     const c = flagChanges(x, y);
     return c.length > 0 ? { key, status: 'changed', type: y.type, changes: c } : undefined;
   });
   const segments = diffKeyed(b.segments, h.segments, (key, x, y): SegmentDiff | undefined => {
     if (x === undefined) return { key, status: 'added', changes: [] };
     if (y === undefined) return { key, status: 'removed', changes: [] };
+    if (sameSegment(x, y)) return undefined;
     const c = segmentChanges(x, y);
     return c.length > 0 ? { key, status: 'changed', changes: c } : undefined;
   });
@@ -278,6 +280,59 @@ function constraintContent(c: Constraint): string {
 
 function constraintIdentity(c: Constraint): string {
   return JSON.stringify([c.type, c.property]);
+}
+
+// ----- equality fast path --------------------------------------------------------------------------
+// Most flags of two references are equal: compared field by field, without building the change
+// items (or the content keys the pairing needs), which keeps a 10k-flag diff cheap.
+
+function sameList<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (!same(a[i]!, b[i]!)) return false;
+  return true;
+}
+
+const sameString = (a: string, b: string) => a === b;
+
+function sameFlag(x: Flag, y: Flag): boolean {
+  if (x.type !== y.type || x.enabled !== y.enabled || x.name !== y.name || x.description !== y.description) return false;
+  if ((x.defaultVariant?.key ?? null) !== (y.defaultVariant?.key ?? null)) return false;
+  const xm = x.metadata ?? {};
+  const ym = y.metadata ?? {};
+  const xk = Object.keys(xm);
+  if (xk.length !== Object.keys(ym).length || !xk.every((k) => Object.hasOwn(ym, k) && xm[k] === ym[k])) return false;
+  return (
+    sameList(x.variants, y.variants, (a, b) => a.key === b.key && a.name === b.name && a.description === b.description && a.attachment === b.attachment) &&
+    sameList(x.rules, y.rules, sameRule) &&
+    sameList(x.rollouts, y.rollouts, sameRollout)
+  );
+}
+
+function sameRule(a: Rule, b: Rule): boolean {
+  return (
+    a.segmentKey === b.segmentKey &&
+    a.segmentOperator === b.segmentOperator &&
+    sameList(a.segmentKeys, b.segmentKeys, sameString) &&
+    sameList(a.distributions, b.distributions, (p, q) => p.variantKey === q.variantKey && p.rollout === q.rollout)
+  );
+}
+
+function sameRollout(a: Rollout, b: Rollout): boolean {
+  if (a.type !== b.type || a.description !== b.description) return false;
+  if (a.threshold?.percentage !== b.threshold?.percentage || a.threshold?.value !== b.threshold?.value) return false;
+  const s = a.segment;
+  const t = b.segment;
+  if (s === undefined || t === undefined) return s === t;
+  return s.segmentKey === t.segmentKey && s.segmentOperator === t.segmentOperator && s.value === t.value && sameList(s.segmentKeys, t.segmentKeys, sameString);
+}
+
+function sameSegment(x: Segment, y: Segment): boolean {
+  return (
+    x.name === y.name &&
+    x.description === y.description &&
+    x.matchType === y.matchType &&
+    sameList(x.constraints, y.constraints, (a, b) => a.type === b.type && a.property === b.property && a.operator === b.operator && a.value === b.value && a.description === b.description)
+  );
 }
 
 // ----- values --------------------------------------------------------------------------------------
