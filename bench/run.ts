@@ -1,5 +1,5 @@
 /**
- * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|all [options]`: the benchmarks of issue 3 §2
+ * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|all [options]`: the benchmarks of issue 3 §2
  * and issue 12 §7 (`all`, the default, runs eval, load, http, snapshot, ofrep and streams). This file only
  * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
@@ -16,6 +16,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AUTH_DEFAULTS, AUTH_QUICK, runAuthBench } from './auth.js';
 import { buildForBench } from './build.js';
+import { DIFF_DEFAULTS, runDiffBench } from './diff.js';
 import { EVAL_DEFAULTS, runEvalBench, type EvalOptions } from './eval.js';
 import { GIT_DEFAULTS, runGitBench, type GitBenchOptions } from './git.js';
 import { HTTP_DEFAULTS, runHttpBench, type HttpOptions } from './http.js';
@@ -27,7 +28,7 @@ import { STREAMS_DEFAULTS, STREAMS_QUICK, runStreamsBench } from './streams.js';
 import { verdict } from './stats.js';
 import type { ScenarioName } from './workers/eval-worker.js';
 
-const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'all'] as const;
+const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'all'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values, positionals } = parseArgs({
@@ -46,7 +47,7 @@ const { values, positionals } = parseArgs({
 
 const kind = (positionals[0] ?? 'all') as Kind;
 if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
-  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE]\n');
+  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE]\n');
   process.exit(values.help ? 0 : 2);
 }
 
@@ -128,6 +129,11 @@ try {
     const gitOpts: GitBenchOptions = values.quick ? { branches: 20, flags: 200, polls: 5 } : GIT_DEFAULTS;
     const r = await runGitBench(build, gitOpts, log);
     report.push('### Git', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'diff') {
+    const r = await runDiffBench(build, values.quick ? { ...DIFF_DEFAULTS, runs: 2 } : DIFF_DEFAULTS, log);
+    report.push('### Diff', '', r.markdown, '');
     verdicts.push(...r.verdicts);
   }
   report.push('### Targets', '');
