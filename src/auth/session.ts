@@ -1,23 +1,25 @@
 /**
  * The one browser-session mechanism of the session-compatible methods (oidc, code_host):
  *
- * 1. Login state. `beginLogin` makes a random state (32 bytes, base64url) that goes into the
- *    provider URL and into the short-lived HttpOnly `svc_client_state` cookie
- *    (`session.state_lifetime`). The per-login data a method needs back at the callback (PKCE
- *    verifier, nonce, the provider name) stays in this process, keyed by the state, so nothing a
- *    browser sends can forge or alter it. `finishLogin` takes the state from the callback's query,
- *    requires the cookie to carry the same value (the login was started in this browser), and hands
- *    the data back once: a state is single use.
+ * 1. Login state. `beginLogin` makes a random state (32 bytes, base64url) for the provider URL
+ *    and seals it, with the per-login data a method needs back at the callback (PKCE verifier,
+ *    nonce, redirect address), the method, the provider and the expiry (`session.state_lifetime`),
+ *    into the short-lived HttpOnly `svc_client_state` cookie (src/auth/login-state.ts: AES-256-GCM
+ *    under a key every process and replica of the same configuration derives alike). Nothing is
+ *    kept in memory: the callback may reach any worker or replica. `finishLogin` opens the cookie,
+ *    requires the callback's `state` to equal the sealed one (the login was started in this
+ *    browser), the method and provider to match and the expiry not to have passed, and hands
+ *    the data back.
+ *    Single use: the callback drops the cookie (on success through `issue`, on a refusal after the
+ *    state matched through `clearStateCookie`), so the browser cannot present it again. A replayed
+ *    callback carrying a copy of the old cookie passes these checks until the expiry, but still
+ *    fails at the provider, which redeems an authorization code once (and, with PKCE, only
+ *    with the verifier of the login that asked for it).
  * 2. Issuing a session. `issue` creates the authentication record through AuthService (method,
  *    metadata, expiry `session.token_lifetime`) and answers with the `svc_client_token` cookie
  *    (HttpOnly, SameSite=Lax, Secure per `session.secure`, Domain per `session.domain` but none for
  *    localhost, Path=/, Max-Age and Expires per the token lifetime), drops the state cookie, and
  *    redirects to the UI root (`/` under `X-Forwarded-Prefix`).
- *
- * Pending logins live in memory: a login must end on the replica that started it (sticky
- * sessions behind a load balancer), and a restart forgets logins in progress (the user clicks
- * "log in" again). At most MAX_PENDING_LOGINS are kept; past that the oldest are dropped, so a
- * flood of authorize calls costs bounded memory (and may only make a flooded login start over).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Code, VexilError } from '../errors.js';
@@ -26,19 +28,20 @@ import { trimSlashes } from '../http/url.js';
 import type { AppRouterContext } from '../server/context.js';
 import { sessionCookie, type CookieAttributes } from './cookies.js';
 import { csrfCookie } from './csrf.js';
+import { sealLoginState, unsealLoginState, type LoginData } from './login-state.js';
 import type { AuthService, Created } from './service.js';
 import { CLIENT_TOKEN_COOKIE, STATE_COOKIE, type Clock, type Method } from './types.js';
 
-export const MAX_PENDING_LOGINS = 10_000;
 const STATE_BYTES = 32;
 
-/** What a method keeps for the callback of one login (verifier, nonce...). */
-export type LoginData = Readonly<Record<string, string>>;
+export type { LoginData } from './login-state.js';
 
 export interface SessionsOptions {
   service: AuthService;
   session: AuthenticationConfig['session'];
   clock: Clock;
+  /** The login state sealing key: `loginStateKey(config.authentication)` (src/auth/login-state.ts). */
+  stateKey: Buffer;
 }
 
 export interface BegunLogin {
@@ -66,13 +69,6 @@ export interface IssuedSession {
   cookies: string[];
 }
 
-interface PendingLogin {
-  method: Method;
-  provider: string;
-  data: LoginData;
-  expiresAt: number;
-}
-
 function sameString(a: string, b: string): boolean {
   const x = Buffer.from(a, 'utf8');
   const y = Buffer.from(b, 'utf8');
@@ -83,52 +79,42 @@ export class Sessions {
   private readonly service: AuthService;
   private readonly session: AuthenticationConfig['session'];
   private readonly clock: Clock;
-  /** Insertion order = age order (Map), which the eviction relies on. */
-  private readonly pending = new Map<string, PendingLogin>();
+  private readonly stateKey: Buffer;
 
   constructor(opts: SessionsOptions) {
     this.service = opts.service;
     this.session = opts.session;
     this.clock = opts.clock;
-  }
-
-  /** Pending logins kept right now (for tests and the bound). */
-  get pendingCount(): number {
-    return this.pending.size;
+    this.stateKey = opts.stateKey;
   }
 
   beginLogin(method: Method, provider: string, data: LoginData): BegunLogin {
     const now = this.clock();
-    this.prune(now);
-    while (this.pending.size >= MAX_PENDING_LOGINS) {
-      const oldest = this.pending.keys().next().value as string;
-      this.pending.delete(oldest);
-    }
+    const lifetime = this.session.state_lifetime;
     const state = randomBytes(STATE_BYTES).toString('base64url');
-    this.pending.set(state, { method, provider, data: { ...data }, expiresAt: now + this.session.state_lifetime });
-    return { state, cookie: this.stateCookie(state, this.session.state_lifetime, now) };
+    const sealed = sealLoginState(this.stateKey, { state, method, provider, expiresAt: now + lifetime, data: { ...data } });
+    return { state, cookie: this.stateCookie(sealed, lifetime, now) };
   }
 
   /**
-   * The data of the login this callback ends; 401 when the state is missing, differs from the
-   * cookie, is unknown, was used already, expired, or belongs to another method or provider.
+   * The data of the login this callback ends; 401 when the state or the cookie is missing, the
+   * cookie is not a login state sealed under this configuration's key, the state differs from the
+   * sealed one, the login belongs to another method or provider, or it expired. These refusals
+   * leave the cookie alone: a callback that is not this browser's login must not end the login
+   * it has in progress.
    */
   finishLogin(input: FinishLoginInput): LoginData {
     const { state, cookie, label } = input;
     if (state === undefined || state === '' || cookie === undefined || cookie === '') {
       throw new VexilError(Code.Unauthenticated, `${label}: missing state parameter`);
     }
-    if (!sameString(state, cookie)) throw new VexilError(Code.Unauthenticated, `${label}: unexpected state parameter`);
-    const found = this.pending.get(state);
-    // Single use: whatever happens next, this state cannot end a second login.
-    this.pending.delete(state);
-    if (found === undefined || found.expiresAt < this.clock()) {
-      throw new VexilError(Code.Unauthenticated, `${label}: unknown or expired login state, please log in again`);
-    }
-    if (found.method !== input.method || found.provider !== input.provider) {
+    const login = unsealLoginState(this.stateKey, cookie);
+    if (login === undefined) throw new VexilError(Code.Unauthenticated, `${label}: invalid login state, please log in again`);
+    if (!sameString(state, login.state) || login.method !== input.method || login.provider !== input.provider) {
       throw new VexilError(Code.Unauthenticated, `${label}: unexpected state parameter`);
     }
-    return found.data;
+    if (login.expiresAt < this.clock()) throw new VexilError(Code.Unauthenticated, `${label}: expired login state, please log in again`);
+    return login.data;
   }
 
   /** Creates the session's authentication record and the cookies that hand it to the browser. */
@@ -156,14 +142,6 @@ export class Sessions {
 
   private attributes(maxAge: number, httpOnly: boolean): CookieAttributes {
     return { maxAge, httpOnly, secure: this.session.secure, domain: this.session.domain };
-  }
-
-  private prune(now: number): void {
-    // Oldest first: stop at the first one still alive (lifetimes are all the same).
-    for (const [state, login] of this.pending) {
-      if (login.expiresAt >= now) break;
-      this.pending.delete(state);
-    }
   }
 }
 

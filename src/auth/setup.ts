@@ -11,6 +11,7 @@ import type { AppState } from '../server/context.js';
 import { bootstrapToken } from './bootstrap.js';
 import { startCleanup, type Cleaner, type CleanupSchedule } from './cleanup.js';
 import { resolveDataDir } from './data-dir.js';
+import { loginStateKey } from './login-state.js';
 import { createClusterMethod } from './methods/cluster.js';
 import { createCodeHostMethod } from './methods/code-host.js';
 import { createJwtMethod } from './methods/jwt.js';
@@ -147,7 +148,9 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
 
   let methods: AuthMethod[];
   try {
-    const deps: MethodDeps = { service, config: auth, sessions: new Sessions({ service, session: auth.session, clock }), logger, clock };
+    // The login state key is derived from the configuration, so every worker and replica shares it.
+    const sessions = new Sessions({ service, session: auth.session, clock, stateKey: loginStateKey(auth) });
+    const deps: MethodDeps = { service, config: auth, sessions, logger, clock };
     methods = METHOD_FACTORIES.filter(([key]) => auth.methods[key].enabled).map(([, create]) => create(deps));
     for (const m of methods) m.start?.();
   } catch (err) {

@@ -121,7 +121,9 @@ t.test('login with PKCE: authorize URL, state cookie, callback, session cookie, 
   t.match(url.searchParams.get('code_challenge'), /^[A-Za-z0-9_-]{43}$/);
   t.match(url.searchParams.get('nonce'), /^[A-Za-z0-9_-]{20,}$/);
   const state = url.searchParams.get('state')!;
-  t.match(done.authorize.setCookies[0], new RegExp(`^svc_client_state=${state}; Path=/; Domain=127\\.0\\.0\\.1; Max-Age=86400; Expires=[^;]+; HttpOnly; SameSite=Lax$`));
+  t.match(state, /^[A-Za-z0-9_-]{43}$/);
+  t.match(done.authorize.setCookies[0], /^svc_client_state=[A-Za-z0-9_-]+; Path=\/; Domain=127\.0\.0\.1; Max-Age=86400; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+  t.notOk(done.authorize.setCookies[0]!.includes(state), 'the cookie holds the state sealed, not the state itself');
   t.equal(done.authorize.res.headers.get('cache-control'), 'no-store');
 
   t.equal(done.res.status, 302, done.text);
@@ -169,7 +171,7 @@ t.test('login without PKCE', async (t) => {
   t.equal((await self(server, jar)).status, 200);
 });
 
-t.test('state: another value than the cookie, no cookie, or a spent state are refused', async (t) => {
+t.test('state: another value than the cookie, no cookie, a made-up cookie or a replayed callback are refused', async (t) => {
   const { server } = await setup(t);
   const jar = new CookieJar();
   const a = await authorize(server, jar);
@@ -185,12 +187,23 @@ t.test('state: another value than the cookie, no cookie, or a spent state are re
   t.equal(noCookie.status, 401);
   t.match(await noCookie.json(), { message: 'handling OIDC callback: missing state parameter' });
 
+  const sealed = jar.cookies.get('svc_client_state')!;
+  jar.cookies.set('svc_client_state', redirected.searchParams.get('state')!);
+  const bare = await callback(server, redirected, jar);
+  t.equal(bare.res.status, 401, 'the state value itself is no state cookie');
+  t.match(JSON.parse(bare.text), { message: 'handling OIDC callback: invalid login state, please log in again' });
+  jar.cookies.set('svc_client_state', sealed);
+
   const ok = await callback(server, redirected, jar);
   t.equal(ok.res.status, 302, 'the state survives refused attempts that did not match it');
-  jar.cookies.set('svc_client_state', redirected.searchParams.get('state')!);
+  t.notOk(jar.cookies.has('svc_client_state'), 'the callback dropped the state cookie');
+  // A copy of the old cookie replayed with the same callback passes the state check (nothing is
+  // kept per login), and the provider refuses the code it already redeemed.
+  jar.cookies.set('svc_client_state', sealed);
   const replay = await callback(server, redirected, jar);
-  t.equal(replay.res.status, 401, 'a state ends one login only');
-  t.match(JSON.parse(replay.text), { message: /unknown or expired login state/ });
+  t.equal(replay.res.status, 401, 'a callback ends one login only');
+  t.match(JSON.parse(replay.text), { message: 'handling OIDC callback: the code exchange or the ID token check failed' });
+  t.ok(replay.setCookies.some((c) => /^svc_client_state=; .*Max-Age=0/.test(c)), 'and the copy is dropped again');
 });
 
 t.test('a replayed code is refused (the provider redeems a code once)', async (t) => {

@@ -79,7 +79,7 @@ export function createCodeHostMethod(deps: MethodDeps): AuthMethod {
 
   const authorize = (base: string) => (ctx: AppRouterContext) => {
     const redirectUri = `${redirectBase}${base}/callback`;
-    // A fresh PKCE verifier per login, kept in this process with the state (never sent to the browser).
+    // A fresh PKCE verifier per login, sealed with the state in the state cookie (encrypted: the browser cannot read it).
     const verifier = cfg.use_pkce ? randomBytes(32).toString('base64url') : undefined;
     const begun = deps.sessions.beginLogin('METHOD_CODE_HOST', '', { redirectUri, ...(verifier !== undefined ? { verifier } : {}) });
     ctx.set('Set-Cookie', begun.cookie);
