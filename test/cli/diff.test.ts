@@ -8,7 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import t from 'tap';
-import { createTestRepo } from '../support/git-repo.js';
+import { gitUnavailableReason } from '../support/git-fixture.js';
+import { createTestRepo, git } from '../support/git-repo.js';
+import { reportMissing, skipUnlessCI } from '../support/requirements.js';
 import { REPO, runCli } from './run-cli.js';
 
 const schema = JSON.parse(readFileSync(join(REPO, 'schemas/diff.schema.json'), 'utf8')) as object;
@@ -105,7 +107,9 @@ t.test('usage errors exit 2 and name the problem', async (t) => {
   t.match(help.stdout, /^Usage: vexil diff BASE HEAD/);
 });
 
-t.test('--repo: two revisions of a real Git repository (branch names, HEAD, short commit id)', async (t) => {
+const noGit = gitUnavailableReason();
+t.test('--repo: two revisions of a real Git repository (branch names, HEAD, short commit id, origin/main in a clone)', { skip: skipUnlessCI(noGit) }, async (t) => {
+  if (noGit !== undefined) return reportMissing(t, 'git', noGit); // reached under CI only: fails
   const repo = await createTestRepo(t);
   const baseCommit = await repo.commit('main', { 'features.yml': fixture('base/features.yml') });
   await repo.commit('feature', { 'features.yml': fixture('head/features.yml'), 'payments.test.yml': fixture('head/payments.test.yml') }, { parent: baseCommit });
@@ -124,6 +128,16 @@ t.test('--repo: two revisions of a real Git repository (branch names, HEAD, shor
   const md = await runCli(['diff', '--repo', repo.gitdir, 'main', 'feature', '--format', 'markdown']);
   const norm = (s: string) => s.replace(/^### .*\n/, '');
   t.equal(norm(md.stdout), norm(fixture('expected.md')));
+
+  // As in CI (actions/checkout): a clone with a work tree, origin/main against HEAD (packed refs after gc).
+  const clone = join(repo.root, 'clone');
+  await git(['clone', '-q', repo.gitdir, clone]);
+  await git(['checkout', '-q', 'feature'], { cwd: clone });
+  await git(['gc', '-q'], { cwd: clone });
+  const ci = await runCli(['diff', '--repo', '.', '--format', 'markdown', 'origin/main', 'HEAD'], { cwd: clone });
+  t.equal(ci.code, 0, ci.stderr);
+  t.match(ci.stdout, /^### Flag changes: origin\/main \([0-9a-f]{7}\) → HEAD \([0-9a-f]{7}\)\n/);
+  t.equal(norm(ci.stdout), norm(fixture('expected.md')));
 
   // An invalid revision: located problems, exit 1.
   await repo.commit('broken', { 'features.yml': 'version: "1.4"\nflags:\n  - key: x\n' }, { parent: baseCommit });
