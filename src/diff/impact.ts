@@ -70,31 +70,44 @@ function readsAny(flag: Flag, segments: ReadonlySet<string>): boolean {
   return false;
 }
 
-type Outcome = (entityId: string, context: Readonly<Record<string, string>>) => string;
-
-function outcomeOf(namespaceKey: string, flag: Flag): Outcome {
+/**
+ * Every sample's outcome for one flag of one side, in sample order. One loop per flag and side,
+ * calling the flag's generated matcher directly when it has one, so each loop stays on one
+ * function (the interpreter through runVariant/runBoolean otherwise).
+ */
+function outcomes(namespaceKey: string, flag: Flag, sample: readonly SampleContext[]): string[] {
   const compiled = flag.compiled;
   // Generated matchers are worth their cost over a sample this size (the store makes them too).
   prepareMatcher(compiled);
+  const out = new Array<string>(sample.length);
   if (compiled.variant !== null) {
     const v = compiled.variant;
-    return (entityId, context) => {
-      const r = runVariant(compiled, v, { namespaceKey, flagKey: flag.key, entityId, context });
-      return r.variantKey === '' ? '(none)' : r.variantKey;
-    };
+    const fn = compiled.enabled ? v.matcher.fn : null;
+    for (let i = 0; i < sample.length; i++) {
+      const s = sample[i]!;
+      const r = fn !== null ? fn(s.context, s.entityId) : runVariant(compiled, v, { namespaceKey, flagKey: flag.key, entityId: s.entityId, context: s.context });
+      out[i] = r.variantKey === '' ? '(none)' : r.variantKey;
+    }
+    return out;
   }
   const b = compiled.boolean!;
-  return (entityId, context) => (runBoolean(compiled, b, { namespaceKey, flagKey: flag.key, entityId, context }).enabled ? 'true' : 'false');
+  const fn = b.matcher.fn;
+  for (let i = 0; i < sample.length; i++) {
+    const s = sample[i]!;
+    const r = fn !== null ? fn(s.context, s.entityId) : runBoolean(compiled, b, { namespaceKey, flagKey: flag.key, entityId: s.entityId, context: s.context });
+    out[i] = r.enabled ? 'true' : 'false';
+  }
+  return out;
 }
 
 function flagImpact(namespace: string, b: Namespace, h: Namespace, key: string, sample: readonly SampleContext[]): FlagImpact {
-  const before = outcomeOf(namespace, b.flags.get(key)!);
-  const after = outcomeOf(namespace, h.flags.get(key)!);
+  const before = outcomes(namespace, b.flags.get(key)!, sample);
+  const after = outcomes(namespace, h.flags.get(key)!, sample);
   const counts = new Map<string, Transition & { count: number }>();
   let changed = 0;
-  for (const s of sample) {
-    const from = before(s.entityId, s.context);
-    const to = after(s.entityId, s.context);
+  for (let i = 0; i < sample.length; i++) {
+    const from = before[i]!;
+    const to = after[i]!;
     if (from === to) continue;
     changed++;
     const k = `${from}\u0000${to}`;
