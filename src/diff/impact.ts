@@ -16,10 +16,12 @@ import type { FlagImpact, ImpactReport, SampleContext, SnapshotDiff, Transition 
 export const DEFAULT_IMPACT_ENTITIES = 10_000;
 export const MAX_IMPACT_ENTITIES = 100_000;
 /**
- * At most this many flags are evaluated (in namespace, key order); the others are counted in
- * `omittedFlags`. Bounds the work of one request: 1,000 flags × 100,000 entities × 2 sides.
+ * Flags are evaluated in namespace, key order while at most 1,000 flags and at most 2,000,000
+ * flag × entity pairs (each evaluated on both sides) are reached; the others are counted in
+ * `omittedFlags`. Bounds the work of one API request (a few seconds of CPU at most).
  */
 export const MAX_IMPACT_FLAGS = 1_000;
+export const MAX_IMPACT_PAIRS = 2_000_000;
 
 export interface ImpactOptions {
   readonly sample: readonly SampleContext[];
@@ -53,7 +55,7 @@ export function impact(base: Snapshot, head: Snapshot, d: SnapshotDiff, opts: Im
       for (const [key, flag] of h.flags) if (!keys.has(key) && b.flags.has(key) && readsAny(flag, touched)) keys.add(key);
     }
     for (const key of [...keys].sort(byteOrder)) {
-      if (flags.length < MAX_IMPACT_FLAGS) flags.push(flagImpact(ns.key, b, h, key, opts.sample));
+      if (flags.length < MAX_IMPACT_FLAGS && (flags.length + 1) * opts.sample.length <= MAX_IMPACT_PAIRS) flags.push(flagImpact(ns.key, b, h, key, opts.sample));
       else omittedFlags++;
     }
   }

@@ -156,7 +156,7 @@ export interface ImpactReport {
   readonly sample: { readonly source: 'synthetic' | 'contexts-file'; readonly entities: number; readonly contexts: number };
   /** Flags evaluated (changed ones and those reading a changed segment), by namespace then key. */
   readonly flags: readonly FlagImpact[];
-  /** Flags that would have been evaluated beyond the limit of 1,000 (see impact.ts). */
+  /** Flags that would have been evaluated beyond the limits (1,000 flags, 2,000,000 flag × entity pairs; see impact.ts). */
   readonly omittedFlags: number;
 }
 

@@ -86,3 +86,14 @@ t.test('contexts file: JSONL, bounded, bad lines named', async (t) => {
   t.throws(() => parseContexts(`{"entityId":"${'x'.repeat(1_000_000)}"}`, 'c.jsonl'), { message: /line longer than/ });
   t.throws(() => parseContexts('{"entityId":"a"}\n'.repeat(100_001), 'c.jsonl'), { message: /more than 100000 entries/ });
 });
+
+t.test('the evaluation budget: flags beyond 2,000,000 flag × entity pairs are counted, not evaluated', async (t) => {
+  const base = snapshotOf(state(50, 'beta', false));
+  const head = snapshotOf(state(40, 'beta', true), 'head');
+  const d = diff(base, head);
+  t.equal(d.summary.flagsChanged, 2);
+  const within = impact(base, head, d, { sample: syntheticSample(1_000_000, []), source: 'synthetic', contexts: 0 });
+  t.same([within.flags.length, within.omittedFlags], [2, 0], '2 × 1,000,000 pairs: both evaluated');
+  const over = impact(base, head, d, { sample: syntheticSample(1_000_001, []), source: 'synthetic', contexts: 0 });
+  t.same([over.flags.map((f) => f.flag), over.omittedFlags], [['beta-banner'], 1], 'the second flag would cross the budget');
+});
