@@ -37,7 +37,7 @@ export interface RunningHttpServer {
   readonly port: number;
   readonly server: Server;
   readonly app: VexilApp;
-  /** Whether the evaluation endpoints are answered by the node:http fast path (fast-path.ts). */
+  /** Whether the hot read endpoints are answered by the node:http fast path (fast-path.ts). */
   readonly fastPath: boolean;
   /**
    * Graceful stop: `/health` turns NOT_SERVING, no new connections are accepted, in-flight
