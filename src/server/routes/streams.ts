@@ -25,7 +25,7 @@ import type { Clock } from '../../auth/types.js';
 import type { Config } from '../../config/types.js';
 import type { SnapshotStore } from '../../store/types.js';
 import type { AppRouterContext, AppState } from '../context.js';
-import { environmentReference, requestReference } from '../environments.js';
+import { clientSnapshotReference } from '../client-snapshot/request.js';
 import { NDJSON_CONTENT_TYPE, SSE_CONTENT_TYPE } from '../streams/frames.js';
 import type { StreamHub, StreamProtocol } from '../streams/hub.js';
 import { streamAuthentication } from '../streams/stream-auth.js';
@@ -85,14 +85,12 @@ export function registerStreamRoutes(router: Router<AppState>, deps: StreamRoute
   };
 
   router.get('/client/v2/environments/:environment/namespaces/:namespace/stream', async (ctx) => {
-    // As on the v2 snapshot path: the environment is checked even when `?reference=` overrides it.
-    const fromEnvironment = environmentReference(environments, ctx.params.environment!);
-    const reference = ctx.state.query.get('reference');
-    await open(ctx, 'ndjson', reference !== undefined && reference !== '' ? reference : fromEnvironment, ctx.params.namespace!, undefined);
+    const reference = clientSnapshotReference(ctx.params.environment!, ctx.state.query, ctx.req.headers, environments);
+    await open(ctx, 'ndjson', reference, ctx.params.namespace!, undefined);
   });
 
   router.get('/evaluate/v1/namespaces/:namespace/stream', async (ctx) => {
-    const reference = requestReference(ctx.state.query, ctx.req.headers, environments);
+    const reference = clientSnapshotReference(undefined, ctx.state.query, ctx.req.headers, environments);
     const lastEventId = ctx.get('Last-Event-ID');
     await open(ctx, 'sse', reference, ctx.params.namespace!, {
       withSnapshot: booleanParam(ctx.state.query.get('snapshot'), 'snapshot'),
