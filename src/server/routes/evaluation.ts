@@ -1,5 +1,6 @@
 /**
- * `/evaluate/v1`: variant, boolean, batch, and the variant alias under a namespace path.
+ * `/evaluate/v1`: variant, boolean, batch, and the variant alias under a namespace path; explain
+ * (and its alias), the trace of one evaluation (evaluation/explain-response.ts).
  * Each request resolves exactly one snapshot (its `reference`) and evaluates against it only.
  * The work is the shared evaluation core's (server/evaluation/); this file registers the Koa
  * routes. The node:http fast path (fast-path.ts) answers the same requests through the same core.
@@ -7,11 +8,14 @@
 import type Router from '@koa/router';
 import type { SnapshotStore } from '../../store/types.js';
 import type { AppRouterContext, AppState } from '../context.js';
+import { asJsonObject } from '../../http/body.js';
+import { explainResponse } from '../evaluation/explain-response.js';
 import { parseEvaluation, referenceOf, type EvaluationKind } from '../evaluation/parse-evaluation.js';
 import { evaluationResponseText } from '../evaluation/respond-evaluation.js';
 import type { ServerMetrics } from '../metrics.js';
 import { requestBody } from '../request-body.js';
-import { sendJsonText } from '../respond.js';
+import { sendJson, sendJsonText } from '../respond.js';
+import { parseEvaluationRequest } from '../evaluation/validate-request.js';
 import { readSnapshot } from '../read-snapshot.js';
 
 export function registerEvaluationRoutes(
@@ -33,4 +37,16 @@ export function registerEvaluationRoutes(
   router.post('/evaluate/v1/namespaces/:namespaceKey/variant', variant);
   router.post('/evaluate/v1/boolean', handler('boolean'));
   router.post('/evaluate/v1/batch', handler('batch'));
+
+  // The body of a variant or boolean request (the same checks, the same reference rule); the
+  // flag's own type says which evaluation is explained.
+  const explainHandler = async (ctx: AppRouterContext) => {
+    const pathNamespace = ctx.params.namespaceKey;
+    const parsed = parseEvaluationRequest(asJsonObject(await requestBody(ctx)), pathNamespace !== undefined ? { pathNamespace } : {});
+    const snapshot = await readSnapshot(ctx, store, parsed.reference);
+    const generated = ctx.state.requestId !== ctx.get('X-Request-Id') ? ctx.state.requestId : undefined;
+    sendJson(ctx, explainResponse(parsed, snapshot, ctx.state.startedAt, generated));
+  };
+  router.post('/evaluate/v1/explain', explainHandler);
+  router.post('/evaluate/v1/namespaces/:namespaceKey/explain', explainHandler);
 }
