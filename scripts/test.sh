@@ -6,8 +6,14 @@ cd "$(dirname "$0")/.."
 if [ -f scripts/test-setup.sh ]; then
   bash scripts/test-setup.sh || { echo "test setup failed"; echo "0 passed, 1 failed"; exit 1; }
 fi
-if ! npx tsc -p tsconfig.json --noEmit; then
+if ! npx tsc -p tsconfig.json --noEmit || ! npx tsc -p src/ui/tsconfig.json --noEmit; then
   echo "type check failed"
+  echo "0 passed, 1 failed"
+  exit 1
+fi
+# The browser tests drive the UI built from the sources being tested.
+if ! npm run --silent build:ui; then
+  echo "UI build failed"
   echo "0 passed, 1 failed"
   exit 1
 fi

@@ -7,6 +7,8 @@
  * denied by default instead of being guessed at.
  */
 
+import { isUiPath } from '../http/ui-paths.js';
+
 export type Section = 'management' | 'evaluation' | 'auth' | 'other';
 
 /** Where the single namespace of a request is found. */
@@ -45,6 +47,9 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
   if (OPERATIONAL.has(path)) return { public: true };
 
   const read = method === 'GET' || method === 'HEAD';
+  // The web UI's pages and assets: the login page among them, so no token can be asked for.
+  // Everything they show comes from the API, which asks for one.
+  if (read && isUiPath(path)) return { public: true };
   if (path === '/auth/v1/method' && read) return { public: true };
   // The login flows of the session methods and the cluster exchange are how a caller gets a
   // token in the first place (reference §2.6).

@@ -45,6 +45,8 @@ export interface Config {
   environments: Record<string, { reference: string }>;
   /** Browser access from other origins (default off). */
   cors: CorsConfig;
+  /** The web UI at `/` and `/ui/...` (src/server/ui-assets.ts). */
+  ui: { enabled: boolean }; // default true
   /** Folder for state kept between runs; absent = the OS data folder (see src/auth/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;

@@ -29,6 +29,7 @@ import { registerMetaRoutes, type VersionInfo } from './routes/meta.js';
 import { registerOfrepRoutes } from './routes/ofrep.js';
 import { registerWriteRoutes } from './routes/writes.js';
 import { registerStreamRoutes } from './routes/streams.js';
+import { loadUiAssets, uiMiddleware, type UiAssets } from './ui-assets.js';
 import { createStreamHub, type StreamHub } from './streams/hub.js';
 
 export type { VersionInfo } from './routes/meta.js';
@@ -48,6 +49,8 @@ export interface AppDeps {
   middleware?: readonly Middleware<AppState>[];
   /** Serves `/auth/v1` when given (see src/auth/setup.ts). */
   auth?: AuthRoutesDeps;
+  /** The built web UI; default: dist/ui when `ui.enabled` (null: none). */
+  ui?: UiAssets | null;
 }
 
 export type VexilApp = Koa<AppState> & {
@@ -120,6 +123,11 @@ export function createApp(deps: AppDeps): VexilApp {
   app.use(ofrepErrors(deps.logger)); // errors under /ofrep/ in the OFREP schema
   app.use(strictUrl);
   for (const m of deps.middleware ?? []) app.use(m);
+  const ui = deps.ui !== undefined ? deps.ui : deps.config.ui.enabled ? loadUiAssets() : null;
+  if (ui === undefined && deps.config.ui.enabled) {
+    deps.logger.warn('the web UI is not built (no dist/ui/index.html; run npm run build:ui): / and /ui answer 404');
+  }
+  if (ui) app.use(uiMiddleware(ui));
   app.use(translateUnrouted);
   app.use(router.routes());
   app.use(router.allowedMethods());

@@ -1,0 +1,132 @@
+/**
+ * The application shell: header (brand, navigation, reference switcher, logout) on every page,
+ * and the page the address names. Everything shown comes from vexil's public HTTP API.
+ */
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { api, setUnauthenticatedHandler } from './api.js';
+import { ReferenceSwitcher } from './components/reference-switcher.js';
+import { AppContext, type AppContextValue } from './context.js';
+import { forgetToken, readToken } from './lib/session-token.js';
+import { matchRoute, paths, type Route } from './lib/routes.js';
+import { FlagsPage } from './pages/flags.js';
+import { LoginPage } from './pages/login.js';
+import { NamespacesPage } from './pages/namespaces.js';
+import { Link, navigate, useLocation } from './router.js';
+import type { Snapshots } from './types.js';
+
+setUnauthenticatedHandler(() => {
+  if (location.pathname === '/ui/login') return;
+  forgetToken(sessionStorage);
+  navigate(paths.login(location.pathname + location.search), { replace: true });
+});
+
+function Page({ route }: { route: Route }) {
+  switch (route.page) {
+    case 'namespaces':
+      return <NamespacesPage />;
+    case 'flags':
+      return <FlagsPage namespace={route.namespace} />;
+    default:
+      return (
+        <>
+          <h1>Page not found</h1>
+          <p>
+            <Link href={paths.namespaces()}>Back to the namespaces</Link>
+          </p>
+        </>
+      );
+  }
+}
+
+const NAV: ReadonlyArray<{ label: string; page: Route['page'][]; href: (ref?: string) => string }> = [
+  { label: 'Flags', page: ['namespaces', 'flags', 'flag', 'segments', 'segment'], href: (ref) => paths.namespaces(ref) },
+  { label: 'Console', page: ['console'], href: (ref) => paths.console({ ref }) },
+  { label: 'Diff', page: ['diff'], href: (ref) => paths.diff({ ref }) },
+  { label: 'Status', page: ['status'], href: (ref) => paths.status(ref) },
+];
+
+/** Who is signed in, when authentication is on (`GET /auth/v1/self`); undefined otherwise. */
+type Session = { kind: 'token' | 'cookie' } | undefined;
+
+async function logout(session: Session): Promise<void> {
+  // A pasted static token may be shared with scripts: logging out only forgets it in this tab.
+  // A browser session (OIDC, code host) is ended on the server.
+  if (session?.kind === 'cookie') await api('/auth/v1/self/expire', { method: 'PUT', body: {}, quiet401: true }).catch(() => {});
+  forgetToken(sessionStorage);
+  navigate(paths.login(), { replace: true });
+}
+
+export function App() {
+  const loc = useLocation();
+  const route = matchRoute(loc.path);
+  const reference = loc.query.get('ref') ?? undefined;
+  const [snapshots, setSnapshots] = useState<Snapshots | undefined>(undefined);
+  const [session, setSession] = useState<Session>(undefined);
+  const [tick, setTick] = useState(0);
+  const reloadSnapshots = useCallback(() => setTick((n) => n + 1), []);
+  const isLogin = route.page === 'login';
+
+  useEffect(() => {
+    if (isLogin) return;
+    api<Snapshots>('/meta/snapshots').then(setSnapshots, () => {});
+  }, [loc.path, reference, tick, isLogin]);
+
+  useEffect(() => {
+    if (isLogin) return;
+    // Without authentication there is nobody to ask about (and /auth/v1/self would answer 401).
+    api<{ authentication: { required: boolean } }>('/meta/info')
+      .then(async (info) => {
+        if (!info.authentication.required) return undefined;
+        await api('/auth/v1/self');
+        return { kind: readToken(sessionStorage) !== undefined ? 'token' : 'cookie' } as const;
+      })
+      .then(setSession, () => setSession(undefined));
+  }, [isLogin]);
+
+  useEffect(() => {
+    // Focus the page's heading after client-side navigation, as a page load would for a screen reader.
+    const h = document.querySelector<HTMLElement>('main h1');
+    if (h && document.activeElement === document.body) h.focus({ preventScroll: true });
+  }, [loc.href]);
+
+  const ctx: AppContextValue = { reference, snapshots, reloadSnapshots };
+  if (isLogin) {
+    return (
+      <main id="main" class="login-main">
+        <LoginPage next={loc.query.get('next')} />
+      </main>
+    );
+  }
+  return (
+    <AppContext.Provider value={ctx}>
+      <a class="skip-link" href="#main">
+        Skip to content
+      </a>
+      <header class="top">
+        <Link class="brand" href={paths.namespaces(reference)}>
+          vexil
+        </Link>
+        <nav aria-label="Main">
+          <ul>
+            {NAV.map((n) => (
+              <li key={n.label}>
+                <Link href={n.href(reference)} aria-current={n.page.includes(route.page) ? 'page' : undefined}>
+                  {n.label}
+                </Link>
+              </li>
+            ))}
+          </ul>
+        </nav>
+        <ReferenceSwitcher />
+        {session && (
+          <button type="button" class="logout" onClick={() => void logout(session)}>
+            Log out
+          </button>
+        )}
+      </header>
+      <main id="main">
+        <Page route={route} />
+      </main>
+    </AppContext.Provider>
+  );
+}
