@@ -1,7 +1,7 @@
 /**
  * `vexil diff` through the real CLI: two folders (text, json against schemas/diff.schema.json,
  * markdown against the stored fixtures/diff/expected.md), two revisions of a real Git repository
- * with --repo, the contexts file, --fail-on-change, and usage errors (exit 2).
+ * with --repo, the contexts file, --fail-on-change, usage errors (exit 2), and colour on a terminal.
  */
 import { readFileSync, writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -144,4 +144,25 @@ t.test('--repo: two revisions of a real Git repository (branch names, HEAD, shor
   const broken = await runCli(['diff', '--repo', repo.gitdir, 'main', 'broken']);
   t.equal(broken.code, 1);
   t.match(broken.stderr, /the state in broken is invalid/);
+});
+
+t.test('a real terminal gets colour, NO_COLOR turns it off', async (t) => {
+  // `script` (util-linux) runs the CLI on a pseudo-terminal, so stdout.isTTY is true as in a shell.
+  const { spawnSync } = await import('node:child_process');
+  const probe = spawnSync('script', ['--version'], { encoding: 'utf8' });
+  if (probe.status !== 0) {
+    reportMissing(t, 'the colour', 'util-linux `script` (runs a command on a pseudo-terminal) is not installed: apt-get install util-linux');
+    return;
+  }
+  const cli = `node --import tsx src/cli/main.ts diff fixtures/diff/base fixtures/diff/head`;
+  const onTty = (env: Record<string, string>) =>
+    spawnSync('script', ['-q', '-e', '-c', cli, '/dev/null'], { cwd: REPO, encoding: 'utf8', env: { ...process.env, ...env, TERM: 'xterm' } });
+  const coloured = onTty({ NO_COLOR: '' });
+  t.equal(coloured.status, 0, coloured.stderr);
+  t.match(coloured.stdout, /\x1b\[\d+(;\d+)*m/, 'ANSI colour sequences on a terminal');
+  t.match(coloured.stdout.replace(/\x1b\[[0-9;]*m/g, ''), /rule 2: adyen 50% → 60%/, 'the same text under the colours');
+  const plain = onTty({ NO_COLOR: '1' });
+  t.equal(plain.status, 0, plain.stderr);
+  t.notMatch(plain.stdout, /\x1b\[/, 'NO_COLOR: none');
+  t.match(plain.stdout, /rule 2: adyen 50% → 60%/);
 });
