@@ -112,3 +112,105 @@ export interface AuthMethodInfo {
   sessionCompatible: boolean;
   metadata?: Record<string, unknown>;
 }
+
+/* The evaluation console (pages/console.tsx): `POST /evaluate/v1/explain`, schemas/explain.schema.json. */
+
+export type EvaluationReason = 'UNKNOWN_EVALUATION_REASON' | 'FLAG_DISABLED_EVALUATION_REASON' | 'MATCH_EVALUATION_REASON' | 'DEFAULT_EVALUATION_REASON';
+
+export interface ExplainedConstraint {
+  type: string;
+  property: string;
+  operator: string;
+  expected: string;
+  /** null when the context has no such key. */
+  actual: string | null;
+  matched: boolean;
+}
+
+export interface ExplainedSegment {
+  key: string;
+  matchType: 'ALL_MATCH_TYPE' | 'ANY_MATCH_TYPE';
+  matched: boolean;
+  constraints: ExplainedConstraint[];
+}
+
+export interface ExplainedSegmentSet {
+  operator: 'OR_SEGMENT_OPERATOR' | 'AND_SEGMENT_OPERATOR';
+  segments: ExplainedSegment[];
+  matched: boolean;
+  matchedKeys: string[];
+}
+
+export interface ExplainedBucket {
+  value: number;
+  distributions: { variantKey: string; from: number; to: number }[];
+  variantKey: string | null;
+}
+
+export interface ExplainedRule {
+  rank: number;
+  segments: ExplainedSegmentSet;
+  bucket?: ExplainedBucket;
+  decided: boolean;
+}
+
+export interface ExplainedRollout {
+  rank: number;
+  type: 'threshold' | 'segment' | 'none';
+  value: boolean;
+  threshold?: { percentage: number; bucket: number; matched: boolean };
+  segments?: ExplainedSegmentSet;
+  decided: boolean;
+}
+
+export interface VariantEvaluation {
+  match: boolean;
+  segmentKeys: string[];
+  reason: EvaluationReason;
+  variantKey: string;
+  variantAttachment: string;
+  requestId: string;
+  requestDurationMillis: number;
+  timestamp: string;
+  flagKey: string;
+}
+
+export interface BooleanEvaluation {
+  enabled: boolean;
+  reason: EvaluationReason;
+  requestId: string;
+  requestDurationMillis: number;
+  timestamp: string;
+  flagKey: string;
+  segmentKeys: string[];
+}
+
+export interface VariantExplanation {
+  namespaceKey: string;
+  flagKey: string;
+  entityId: string;
+  enabled: boolean;
+  flagType: 'VARIANT_FLAG_TYPE';
+  rules: ExplainedRule[];
+  ruleCount: number;
+  defaultVariant: string;
+  decision:
+    | { by: 'flag-disabled' }
+    | { by: 'no-rule-matched' }
+    | { by: 'rule'; rank: number; outcome: 'distribution' | 'no-distributions' | 'outside-distributions' };
+}
+
+export interface BooleanExplanation {
+  namespaceKey: string;
+  flagKey: string;
+  entityId: string;
+  enabled: boolean;
+  flagType: 'BOOLEAN_FLAG_TYPE';
+  rollouts: ExplainedRollout[];
+  rolloutCount: number;
+  decision: { by: 'no-rollout-matched' } | { by: 'rollout'; rank: number; type: 'threshold' | 'segment' };
+}
+
+export type ExplainResponse =
+  | { flagKey: string; namespaceKey: string; flagType: 'VARIANT_FLAG_TYPE'; result: VariantEvaluation; explanation: VariantExplanation }
+  | { flagKey: string; namespaceKey: string; flagType: 'BOOLEAN_FLAG_TYPE'; result: BooleanEvaluation; explanation: BooleanExplanation };
