@@ -31,15 +31,35 @@ export interface ReadStateOptions {
 export interface ReadStateResult extends LoadResult {
   /** The state files the index selected (read or refused), in selection order. */
   readonly files: readonly string[];
+  /**
+   * Only when the state is rejected (no snapshot): the text of a file that was read (the index
+   * file included), by path, to quote the offending lines of its problems (state/excerpt.ts).
+   * Absent on success, so nothing keeps the bytes of an accepted revision.
+   */
+  readonly sourceText?: (file: string) => string | undefined;
 }
+
+/** Lenient: a file with invalid UTF-8 is quoted with U+FFFD where its bad bytes are. */
+const quoting = new TextDecoder('utf-8');
 
 export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promise<ReadStateResult> {
   const maxFileSize = opts.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
   const budget = new StateBudget(opts.maxStateSize ?? DEFAULT_MAX_STATE_SIZE);
   const problems: Problem[] = [];
+  let indexFile: StateFile | undefined;
+  const stateFiles: StateFile[] = [];
+  /** `result` with the texts of the files read, when it is a rejection. */
+  const withTexts = (result: ReadStateResult): ReadStateResult => {
+    if (result.snapshot !== undefined) return result;
+    const read = [...(indexFile !== undefined ? [indexFile] : []), ...stateFiles];
+    const sourceText = (file: string) => {
+      const f = read.find((x) => x.path === file && x.bytes !== UNREAD);
+      return f === undefined ? undefined : quoting.decode(f.bytes);
+    };
+    return { ...result, sourceText };
+  };
   if (fileSet.problems?.some((p) => p.severity === 'error') === true) return { problems: sortProblems(fileSet.problems), files: [] };
 
-  let indexFile: StateFile | undefined;
   for (const name of INDEX_FILE_NAMES) {
     const f = fileSet.files.find((x) => x.path === name);
     if (f === undefined) continue;
@@ -61,7 +81,7 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
   // files with others): the load then runs from the cache, and reads them only if it needs them.
   const byPath = new Map(fileSet.files.map((f) => [f.path, f]));
   const selected = selection.paths.flatMap((path) => byPath.get(path) ?? []);
-  const refused = (problem: Problem): ReadStateResult => ({ problems: sortProblems([...problems, problem]), files: selection.paths });
+  const refused = (problem: Problem): ReadStateResult => withTexts({ problems: sortProblems([...problems, problem]), files: selection.paths });
 
   // Sizes known before reading: a revision whose state is over the limit is refused unread.
   for (const f of selected) {
@@ -78,7 +98,6 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
     return over !== undefined ? { problem: problemOf(f, over), over: true } : read;
   };
 
-  const stateFiles: StateFile[] = [];
   const unread = new Map<number, SourceFile>();
   for (const f of selected) {
     if (cached(f, opts.parseCache, maxFileSize)) {
@@ -113,10 +132,10 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
     );
   }
   const files = selection.paths;
-  if (problems.length === 0) return { ...result, files };
+  if (problems.length === 0) return withTexts({ ...result, files });
 
   const all = sortProblems([...problems, ...result.problems]);
-  return all.some((p) => p.severity === 'error') ? { problems: all, files } : { ...result, problems: all, files };
+  return withTexts(all.some((p) => p.severity === 'error') ? { problems: all, files } : { ...result, problems: all, files });
 }
 
 const DROPPED: StateFile = { path: '', bytes: UNREAD };

@@ -27,6 +27,7 @@
  */
 import { Code, VexilError, notFound } from '../errors.js';
 import { LOCAL_REFERENCE } from '../sources/local.js';
+import { withExcerpts } from '../state/excerpt.js';
 import { globMatch } from '../state/glob.js';
 import { readState } from '../sources/read-state.js';
 import type { Revision, Source } from '../sources/types.js';
@@ -259,8 +260,10 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     st.lastError = undefined;
     if (polled && checkedAt !== undefined) st.checkedAt = checkedAt;
     if (result.snapshot === undefined) {
-      const rejected: RejectedRevision = { revision, at, problems: result.problems };
-      if (initial) throw new InvalidStateError(ref, revision.id, result.problems);
+      // The offending lines, quoted while the file texts are at hand (they are not kept after).
+      const problems = result.sourceText !== undefined ? withExcerpts(result.problems, result.sourceText) : result.problems;
+      const rejected: RejectedRevision = { revision, at, problems };
+      if (initial) throw new InvalidStateError(ref, revision.id, problems);
       st.lastRejected = rejected;
       logger.warn(
         { reference: ref, revision: revision.id, problems: result.problems.map(formatProblem) },

@@ -1,12 +1,13 @@
 import type { Snapshot } from '../state/model.js';
-import type { Problem } from '../state/problem.js';
+import type { ExcerptedProblem } from '../state/excerpt.js';
 import type { Revision } from '../sources/types.js';
 
 export interface RejectedRevision {
   readonly revision: Revision;
   /** RFC 3339. */
   readonly at: string;
-  readonly problems: readonly Problem[];
+  /** Sorted by file, line, column; the first 50 located ones carry the lines they point at. */
+  readonly problems: readonly ExcerptedProblem[];
 }
 
 export interface RefStatus {
