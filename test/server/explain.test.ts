@@ -203,22 +203,27 @@ t.test('explain API', async (t) => {
     t.equal(await counted(), before + 1, 'while an evaluation is counted');
   });
 
-  t.test('a flag too large to explain is refused; the evaluation endpoint still answers', async (t) => {
-    // One segment of 100 constraints under 1,000 rules: 1,000 × (1 + 1 + 100) checks > MAX_EXPLAINED_CHECKS.
+  t.test('a flag too large to explain is refused; one just within the bound is explained', async (t) => {
+    // One segment of 100 constraints under N rules: N × (1 rule + 1 segment + 100 constraints) checks.
     const constraints = Array.from({ length: 100 }, (_, i) => `      - { type: STRING_COMPARISON_TYPE, property: p${i}, operator: eq, value: v }`).join('\n');
-    const rules = Array.from({ length: 1000 }, () => '      - segment: wide').join('\n');
+    const flag = (key: string, rules: number) =>
+      `  - key: ${key}\n    name: ${key}\n    enabled: true\n    variants:\n      - key: v\n    rules:\n${'      - segment: wide\n'.repeat(rules)}`;
+    t.ok(100 * 102 > MAX_EXPLAINED_CHECKS && 98 * 102 <= MAX_EXPLAINED_CHECKS, 'the two flags sit either side of the bound');
     writeFileSync(
       join(dir, 'huge.features.yml'),
-      `version: "1.4"\nnamespace: huge\nflags:\n  - key: big\n    name: big\n    enabled: true\n    variants:\n      - key: v\n    rules:\n${rules}\nsegments:\n  - key: wide\n    name: wide\n    match_type: ALL_MATCH_TYPE\n    constraints:\n${constraints}\n`,
+      `version: "1.4"\nnamespace: huge\nflags:\n${flag('big', 100)}${flag('large', 98)}segments:\n  - key: wide\n    name: wide\n    match_type: ALL_MATCH_TYPE\n    constraints:\n${constraints}\n`,
     );
     await store.refresh!();
-    t.ok(store.get()!.namespaces.has('huge'), 'the state with the huge flag is served');
-    t.ok(1000 * 102 > MAX_EXPLAINED_CHECKS);
+    t.ok(store.get()!.namespaces.has('huge'), 'the state with the huge flags is served');
     const e = await post(`${ev}/explain`, { namespaceKey: 'huge', flagKey: 'big', entityId: 'u' });
     t.equal(e.status, 400);
     t.equal(e.body.code, 9);
-    t.match(e.body.message, /too large to explain/);
-    t.equal((await post(`${ev}/variant`, { namespaceKey: 'huge', flagKey: 'big', entityId: 'u' })).status, 200);
+    t.match(e.body.message, /flag "big" is too large to explain: its trace would show 10200 segment and constraint checks \(at most 10000\)/);
+    t.equal((await post(`${ev}/variant`, { namespaceKey: 'huge', flagKey: 'big', entityId: 'u' })).status, 200, 'evaluating it is unaffected');
+    const within = await post(`${ev}/explain`, { namespaceKey: 'huge', flagKey: 'large', entityId: 'u' });
+    t.equal(within.status, 200);
+    t.equal(within.body.explanation.rules.length, 98, 'no rule matched: every rule is shown');
+    t.ok(within.text.length < 1_500_000, `the largest answer stays near 1 MB (${within.text.length} bytes)`);
   });
 });
 

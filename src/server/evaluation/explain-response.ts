@@ -20,11 +20,12 @@ import type { ParsedEvaluationRequest } from './validate-request.js';
 
 /**
  * Most segment and constraint checks one explanation may show. The trace lists every constraint
- * of every segment of every rule (or rollout) considered, so its size is the flag's definition
- * size, repeated segments included; a flag beyond this (thousands of rules over large segments) is
- * refused instead of building a response of many megabytes. Ordinary flags are far below it.
+ * of every segment of every rule (or rollout) considered, repeated segments included: about 110
+ * bytes of JSON and 1.5 µs each (97,000 checks made 10.8 MB in ~130 ms). At this bound an answer
+ * stays near 1 MB and ~15 ms; a flag beyond it (say 100 rules over a 100-constraint segment) is
+ * refused with 400 rather than answered with megabytes. Ordinary flags are far below it.
  */
-export const MAX_EXPLAINED_CHECKS = 100_000;
+export const MAX_EXPLAINED_CHECKS = 10_000;
 
 export interface ExplainResponse {
   readonly flagKey: string;
