@@ -8,9 +8,12 @@ import { ReferenceSwitcher } from './components/reference-switcher.js';
 import { AppContext, type AppContextValue } from './context.js';
 import { forgetToken, readToken } from './lib/session-token.js';
 import { matchRoute, paths, type Route } from './lib/routes.js';
+import { FlagPage } from './pages/flag.js';
 import { FlagsPage } from './pages/flags.js';
 import { LoginPage } from './pages/login.js';
 import { NamespacesPage } from './pages/namespaces.js';
+import { SegmentPage } from './pages/segment.js';
+import { SegmentsPage } from './pages/segments.js';
 import { Link, navigate, useLocation } from './router.js';
 import type { Snapshots } from './types.js';
 
@@ -26,6 +29,12 @@ function Page({ route }: { route: Route }) {
       return <NamespacesPage />;
     case 'flags':
       return <FlagsPage namespace={route.namespace} />;
+    case 'flag':
+      return <FlagPage namespace={route.namespace} flagKey={route.key} />;
+    case 'segments':
+      return <SegmentsPage namespace={route.namespace} />;
+    case 'segment':
+      return <SegmentPage namespace={route.namespace} segmentKey={route.key} />;
     default:
       return (
         <>

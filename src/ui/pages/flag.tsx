@@ -1,0 +1,238 @@
+/**
+ * One flag: what it is (name, key, type, state, description), its variants with their attachments,
+ * default variant and metadata; then how it decides: a variant flag's rules in rank order (segments
+ * and distributions drawn as bars, each with its text equivalent), a boolean flag's rollouts in
+ * order down to what everyone else gets. Three reads: the flag, its rules, its rollouts.
+ */
+import { Fragment } from 'preact';
+import { withQuery } from '../api.js';
+import { NamespaceTabs } from '../components/namespace-tabs.js';
+import { PageTitle } from '../components/page-title.js';
+import { ErrorBox, Loading } from '../components/status-line.js';
+import { useApp } from '../context.js';
+import { distributionBar, percentText } from '../lib/distribution-bars.js';
+import { flagTypeLabel, prettyJson } from '../lib/format.js';
+import { paths } from '../lib/routes.js';
+import { everyoneElseText, operatorWord, rolloutText, segmentKeysOf, segmentSetText, type SegmentSetLike } from '../lib/rule-text.js';
+import { Link } from '../router.js';
+import type { Flag, Rollout, Rule, Variant } from '../types.js';
+import { useApi } from '../use-api.js';
+
+/** Colour class of a variant, the same in every rule of the flag (styles.css: .c0 … .c5). */
+function colourClass(variantIndex: number): string {
+  return variantIndex < 0 ? 'c0' : `c${(variantIndex % 5) + 1}`;
+}
+
+/**
+ * `segment a` / `segments a AND b` with each key linked to its segment page; reads exactly as
+ * segmentSetText (which also words the empty sets).
+ */
+function SegmentSet({ set, namespace }: { set: SegmentSetLike; namespace: string }) {
+  const { reference } = useApp();
+  const keys = segmentKeysOf(set);
+  if (keys.length === 0) return <>{segmentSetText(set)}</>;
+  const op = operatorWord(set.segmentOperator);
+  return (
+    <>
+      {keys.length === 1 ? 'segment ' : 'segments '}
+      {keys.map((k, i) => (
+        <Fragment key={`${i}-${k}`}>
+          {i > 0 && <strong class="op">{` ${op} `}</strong>}
+          <Link href={paths.segment(namespace, k, reference)}>{k}</Link>
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
+function VariantItem({ variant, isDefault }: { variant: Variant; isDefault: boolean }) {
+  const attachment = variant.attachment === '' || variant.attachment === 'null' ? '' : prettyJson(variant.attachment);
+  return (
+    <li class="panel variant">
+      <h3>
+        <code>{variant.key}</code>
+        {isDefault && <span class="badge on">default</span>}
+      </h3>
+      <dl class="props">
+        {variant.name !== '' && (
+          <>
+            <dt>Name</dt>
+            <dd>{variant.name}</dd>
+          </>
+        )}
+        {variant.description !== '' && (
+          <>
+            <dt>Description</dt>
+            <dd>{variant.description}</dd>
+          </>
+        )}
+        <dt>Attachment</dt>
+        <dd>{attachment === '' ? <span class="muted">none</span> : <pre>{attachment}</pre>}</dd>
+      </dl>
+    </li>
+  );
+}
+
+function DistributionView({ rule, variants }: { rule: Rule; variants: Variant[] }) {
+  const bar = distributionBar(rule.distributions, variants);
+  if (bar.parts.length === 0) {
+    return <p class="muted">No distributions: an entity this rule matches gets a match without a variant.</p>;
+  }
+  return (
+    <div class="distribution">
+      {/* The bar is decoration; the list under it says the same in words. */}
+      <div class="bar" aria-hidden="true">
+        {bar.parts.map((p, i) => (
+          <span key={i} class={colourClass(p.variantIndex)} style={{ width: `${p.width}%` }} />
+        ))}
+      </div>
+      <ul class="bar-legend" aria-label={`Distribution of rule ${rule.rank}`}>
+        {bar.parts.map((p, i) => (
+          <li key={i}>
+            <span class={`swatch ${colourClass(p.variantIndex)}`} aria-hidden="true" />
+            {`${p.variantKey} ${percentText(p.rollout)}`}
+          </li>
+        ))}
+        {bar.remainder > 0 && (
+          <li>
+            <span class="swatch none" aria-hidden="true" />
+            {`no variant ${percentText(bar.remainder)}`}
+          </li>
+        )}
+      </ul>
+      {bar.total > 100 && <p class="muted">The rollouts add up to {percentText(bar.total)}: what lies beyond 100 % is never reached.</p>}
+    </div>
+  );
+}
+
+function RulesView({ flag, rules, namespace }: { flag: Flag; rules: Rule[]; namespace: string }) {
+  const fallback = flag.defaultVariant ? `the default variant ${flag.defaultVariant.key}` : 'no variant';
+  return (
+    <section aria-labelledby="rules-heading">
+      <h2 id="rules-heading">Rules</h2>
+      {!flag.enabled && <p class="note">The flag is disabled: its rules are not evaluated and every entity gets {fallback}.</p>}
+      {rules.length === 0 ? (
+        <p>No rules: every entity gets {fallback}.</p>
+      ) : (
+        <>
+          <p class="muted">In rank order: the first rule whose segments match an entity decides; entities no rule matches get {fallback}.</p>
+          <ol class="rules">
+            {[...rules]
+              .sort((a, b) => a.rank - b.rank)
+              .map((r) => (
+                <li key={r.id} class="panel">
+                  <h3>Rule {r.rank}</h3>
+                  <p>
+                    Entities in <SegmentSet set={r} namespace={namespace} />
+                  </p>
+                  <DistributionView rule={r} variants={flag.variants} />
+                </li>
+              ))}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}
+
+function RolloutsView({ flag, rollouts, namespace }: { flag: Flag; rollouts: Rollout[]; namespace: string }) {
+  return (
+    <section aria-labelledby="rollouts-heading">
+      <h2 id="rollouts-heading">Rollouts</h2>
+      <p class="muted">In order: the first rollout that applies to an entity decides.</p>
+      {/* Flipt evaluates a disabled boolean flag's rollouts all the same (flipt-semantics §2.4). */}
+      {!flag.enabled && <p class="note">The flag is disabled: that only decides what everyone else gets (false); its rollouts still apply.</p>}
+      <ol class="rollouts">
+        {[...rollouts]
+          .sort((a, b) => a.rank - b.rank)
+          .map((r) => (
+            <li key={r.id}>
+              {r.segment !== undefined ? (
+                <>
+                  entities in <SegmentSet set={r.segment} namespace={namespace} />
+                  {` → ${r.segment.value}`}
+                </>
+              ) : (
+                rolloutText(r)
+              )}
+              {r.description !== '' && <span class="muted"> — {r.description}</span>}
+            </li>
+          ))}
+        <li>{everyoneElseText(flag.enabled)}</li>
+      </ol>
+    </section>
+  );
+}
+
+export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: string }) {
+  const { reference } = useApp();
+  const base = `/api/v1/namespaces/${encodeURIComponent(namespace)}/flags/${encodeURIComponent(flagKey)}`;
+  const flagRes = useApi<Flag>(withQuery(base, { reference }));
+  // Both lists are read at once: a variant flag has no rollouts and a boolean flag no rules.
+  const rulesRes = useApi<{ rules: Rule[] }>(withQuery(`${base}/rules`, { reference }));
+  const rolloutsRes = useApi<{ rollouts: Rollout[] }>(withQuery(`${base}/rollouts`, { reference }));
+
+  const flag = flagRes.state === 'ok' ? flagRes.data : undefined;
+  const isBoolean = flag?.type === 'BOOLEAN_FLAG_TYPE';
+  const decisions = isBoolean ? rolloutsRes : rulesRes;
+  const metadata = Object.entries(flag?.metadata ?? {});
+
+  return (
+    <>
+      <NamespaceTabs namespace={namespace} current="flags" />
+      <PageTitle title={flag ? flag.name || flag.key : flagKey} />
+      {flagRes.state === 'loading' && <Loading what="the flag" />}
+      {flagRes.state === 'error' && <ErrorBox error={flagRes.error} />}
+      {flag && (
+        <>
+          <p class="flag-summary">
+            <code>{flag.key}</code>
+            <span>{flagTypeLabel(flag.type)} flag</span>
+            <span class={flag.enabled ? 'badge on' : 'badge off'}>{flag.enabled ? 'enabled' : 'disabled'}</span>
+          </p>
+          {flag.description !== '' && <p>{flag.description}</p>}
+          <p>
+            <Link href={paths.console({ ref: reference, namespace, flag: flag.key })}>Try it in the console</Link>
+          </p>
+
+          {!isBoolean && (
+            <section aria-labelledby="variants-heading">
+              <h2 id="variants-heading">Variants</h2>
+              <p>
+                Default variant: {flag.defaultVariant ? <code>{flag.defaultVariant.key}</code> : <span class="muted">none</span>}
+              </p>
+              {flag.variants.length === 0 ? (
+                <p class="muted">No variants.</p>
+              ) : (
+                <ul class="variants">
+                  {flag.variants.map((v) => (
+                    <VariantItem key={v.id} variant={v} isDefault={v.id === flag.defaultVariant?.id} />
+                  ))}
+                </ul>
+              )}
+            </section>
+          )}
+
+          {metadata.length > 0 && (
+            <section aria-labelledby="metadata-heading">
+              <h2 id="metadata-heading">Metadata</h2>
+              <dl class="props">
+                {metadata.map(([k, v]) => (
+                  <Fragment key={k}>
+                    <dt>{k}</dt>
+                    <dd>{String(v)}</dd>
+                  </Fragment>
+                ))}
+              </dl>
+            </section>
+          )}
+
+          {decisions.state === 'loading' && <Loading what={isBoolean ? 'the rollouts' : 'the rules'} />}
+          {decisions.state === 'error' && <ErrorBox error={decisions.error} />}
+          {rulesRes.state === 'ok' && !isBoolean && <RulesView flag={flag} rules={rulesRes.data.rules} namespace={namespace} />}
+          {rolloutsRes.state === 'ok' && isBoolean && <RolloutsView flag={flag} rollouts={rolloutsRes.data.rollouts} namespace={namespace} />}
+        </>
+      )}
+    </>
+  );
+}
