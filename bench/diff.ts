@@ -2,7 +2,8 @@
  * `npm run bench -- diff`: the diff of two 10k-flag references with 100 changed flags (50 variant
  * flags whose first rule's split moved by 10 points, 50 boolean flags whose threshold moved), with
  * the impact preview over 10,000 entities, in a fresh compiled process (workers/diff-worker.ts).
- * Target (issue 14 §5): ≤ 1 s, measured on the first (cold) run.
+ * Target (issue 14 §5): ≤ 1 s, held against both the first (cold) run, where a server is when it
+ * answers its first diff after building both references, and the median of the runs after it (warm).
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,7 +21,7 @@ export interface DiffBenchOptions {
   runs: number;
 }
 
-export const DIFF_DEFAULTS: DiffBenchOptions = { flags: 10_000, entities: 10_000, runs: 5 };
+export const DIFF_DEFAULTS: DiffBenchOptions = { flags: 10_000, entities: 10_000, runs: 6 };
 export const DIFF_TARGET_MS = 1000;
 
 interface GenFlag {
@@ -69,16 +70,23 @@ export async function runDiffBench(build: BenchBuild, opts: DiffBenchOptions, lo
     const args: DiffWorkerArgs = { baseDir: join(root, 'base'), headDir: join(root, 'head'), files: generated.map((f) => f.path), entities: opts.entities, runs: opts.runs };
     const [line] = await runWorker<DiffWorkerLine>(build.root, 'diff-worker', args);
     if (line!.changedFlags !== changed) throw new Error(`the diff saw ${line!.changedFlags} changed flags, expected ${changed}`);
-    log(`  first ${fmtMs(line!.firstMs)} ms (CPU ${fmtMs(line!.firstCpuMs)} ms), median ${fmtMs(line!.medianMs)} ms (CPU ${fmtMs(line!.medianCpuMs)} ms); ${line!.evaluatedFlags} flags evaluated, ${line!.entitiesMoved} entity outcomes moved; load average ${line!.loadAverage.toFixed(1)}`);
-    const ok = line!.firstMs <= DIFF_TARGET_MS;
+    log(`  cold ${fmtMs(line!.firstMs)} ms (CPU ${fmtMs(line!.firstCpuMs)} ms), warm median ${fmtMs(line!.medianMs)} ms (CPU ${fmtMs(line!.medianCpuMs)} ms); ${line!.evaluatedFlags} flags evaluated, ${line!.entitiesMoved} entity outcomes moved; load average ${line!.loadAverage.toFixed(1)}`);
+    const coldOk = line!.firstMs <= DIFF_TARGET_MS;
+    const warmOk = line!.medianMs <= DIFF_TARGET_MS;
     const markdown = [
-      '| flags | changed | evaluated | entities | outcomes moved | first (cold) | first, CPU | median of ' + opts.runs + ' | median, CPU | target |',
-      '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
-      `| ${line!.flags} | ${line!.changedFlags} | ${line!.evaluatedFlags} | ${line!.entities} | ${line!.entitiesMoved} | ${fmtMs(line!.firstMs)} ms | ${fmtMs(line!.firstCpuMs)} ms | ${fmtMs(line!.medianMs)} ms | ${fmtMs(line!.medianCpuMs)} ms | ${verdict(ok)} ≤ ${DIFF_TARGET_MS} ms |`,
+      `| flags | changed | evaluated | entities | outcomes moved | cold (first run) | cold, CPU | cold target | warm (median of ${opts.runs - 1}) | warm, CPU | warm target |`,
+      '|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---|',
+      `| ${line!.flags} | ${line!.changedFlags} | ${line!.evaluatedFlags} | ${line!.entities} | ${line!.entitiesMoved} | ${fmtMs(line!.firstMs)} ms | ${fmtMs(line!.firstCpuMs)} ms | ${verdict(coldOk)} ≤ ${DIFF_TARGET_MS} ms | ${fmtMs(line!.medianMs)} ms | ${fmtMs(line!.medianCpuMs)} ms | ${verdict(warmOk)} ≤ ${DIFF_TARGET_MS} ms |`,
       '',
-      `Wall time on the first (cold) run is the target; CPU time counts every thread (V8 compiling the generated matchers included). Load average when the runs started: ${line!.loadAverage.toFixed(1)} on this machine's CPUs.`,
+      `Cold: the first diffReport in a fresh process whose two snapshots are built and whose matchers are generated (where a server is when it answers its first diff). Warm: the median of the ${opts.runs - 1} runs after it. Wall time is held to the target; CPU time counts every thread (JIT compilation and GC included). Load average when the runs started: ${line!.loadAverage.toFixed(1)} on this machine's CPUs.`,
     ].join('\n');
-    return { markdown, verdicts: [{ target: `diff of two ${opts.flags}-flag references, ${changed} changed, impact over ${opts.entities} entities ≤ ${DIFF_TARGET_MS} ms (cold: ${fmtMs(line!.firstMs)} ms)`, ok }] };
+    return {
+      markdown,
+      verdicts: [
+        { target: `diff of two ${opts.flags}-flag references, ${changed} changed, impact over ${opts.entities} entities, cold ≤ ${DIFF_TARGET_MS} ms (${fmtMs(line!.firstMs)} ms)`, ok: coldOk },
+        { target: `the same, warm ≤ ${DIFF_TARGET_MS} ms (${fmtMs(line!.medianMs)} ms)`, ok: warmOk },
+      ],
+    };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }

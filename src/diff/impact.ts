@@ -6,11 +6,9 @@
  * unchanged ones whose rules or rollouts read a segment the diff reports changed, added or
  * removed. An outcome is a variant key (`(none)` when no variant is returned) or `true`/`false`.
  */
-import { prepareMatcher } from '../evaluation/codegen.js';
-import { runBoolean } from '../evaluation/boolean.js';
-import { runVariant } from '../evaluation/variant.js';
 import type { Flag, Namespace, Snapshot } from '../state/model.js';
 import { byteOrder } from './diff.js';
+import { prepareSample, sampleOutcomes, type PreparedSample } from './outcomes.js';
 import type { FlagImpact, ImpactReport, SampleContext, SnapshotDiff, Transition } from './types.js';
 
 export const DEFAULT_IMPACT_ENTITIES = 10_000;
@@ -45,6 +43,7 @@ export function syntheticSample(entities: number, contexts: readonly Readonly<Re
 export function impact(base: Snapshot, head: Snapshot, d: SnapshotDiff, opts: ImpactOptions): ImpactReport {
   const flags: FlagImpact[] = [];
   let omittedFlags = 0;
+  const sample = prepareSample(opts.sample);
   for (const ns of d.namespaces) {
     const b = base.namespaces.get(ns.key);
     const h = head.namespaces.get(ns.key);
@@ -55,7 +54,7 @@ export function impact(base: Snapshot, head: Snapshot, d: SnapshotDiff, opts: Im
       for (const [key, flag] of h.flags) if (!keys.has(key) && b.flags.has(key) && readsAny(flag, touched)) keys.add(key);
     }
     for (const key of [...keys].sort(byteOrder)) {
-      if (flags.length < MAX_IMPACT_FLAGS && (flags.length + 1) * opts.sample.length <= MAX_IMPACT_PAIRS) flags.push(flagImpact(ns.key, b, h, key, opts.sample));
+      if (flags.length < MAX_IMPACT_FLAGS && (flags.length + 1) * opts.sample.length <= MAX_IMPACT_PAIRS) flags.push(flagImpact(ns.key, b, h, key, sample));
       else omittedFlags++;
     }
   }
@@ -72,42 +71,13 @@ function readsAny(flag: Flag, segments: ReadonlySet<string>): boolean {
   return false;
 }
 
-/**
- * Every sample's outcome for one flag of one side, in sample order. One loop per flag and side,
- * calling the flag's generated matcher directly when it has one, so each loop stays on one
- * function (the interpreter through runVariant/runBoolean otherwise).
- */
-function outcomes(namespaceKey: string, flag: Flag, sample: readonly SampleContext[]): string[] {
-  const compiled = flag.compiled;
-  // Generated matchers are worth their cost over a sample this size (the store makes them too).
-  prepareMatcher(compiled);
-  const out = new Array<string>(sample.length);
-  if (compiled.variant !== null) {
-    const v = compiled.variant;
-    const fn = compiled.enabled ? v.matcher.fn : null;
-    for (let i = 0; i < sample.length; i++) {
-      const s = sample[i]!;
-      const r = fn !== null ? fn(s.context, s.entityId) : runVariant(compiled, v, { namespaceKey, flagKey: flag.key, entityId: s.entityId, context: s.context });
-      out[i] = r.variantKey === '' ? '(none)' : r.variantKey;
-    }
-    return out;
-  }
-  const b = compiled.boolean!;
-  const fn = b.matcher.fn;
-  for (let i = 0; i < sample.length; i++) {
-    const s = sample[i]!;
-    const r = fn !== null ? fn(s.context, s.entityId) : runBoolean(compiled, b, { namespaceKey, flagKey: flag.key, entityId: s.entityId, context: s.context });
-    out[i] = r.enabled ? 'true' : 'false';
-  }
-  return out;
-}
-
-function flagImpact(namespace: string, b: Namespace, h: Namespace, key: string, sample: readonly SampleContext[]): FlagImpact {
-  const before = outcomes(namespace, b.flags.get(key)!, sample);
-  const after = outcomes(namespace, h.flags.get(key)!, sample);
+function flagImpact(namespace: string, b: Namespace, h: Namespace, key: string, sample: PreparedSample): FlagImpact {
+  const before = sampleOutcomes(b.flags.get(key)!, sample);
+  const after = sampleOutcomes(h.flags.get(key)!, sample);
   const counts = new Map<string, Transition & { count: number }>();
   let changed = 0;
-  for (let i = 0; i < sample.length; i++) {
+  const n = sample.entries.length;
+  for (let i = 0; i < n; i++) {
     const from = before[i]!;
     const to = after[i]!;
     if (from === to) continue;
@@ -118,5 +88,5 @@ function flagImpact(namespace: string, b: Namespace, h: Namespace, key: string, 
     else t.count++;
   }
   const transitions = [...counts.values()].sort((x, y) => y.count - x.count || byteOrder(x.from, y.from) || byteOrder(x.to, y.to));
-  return { namespace, flag: key, evaluated: sample.length, changed, ratio: sample.length === 0 ? 0 : changed / sample.length, transitions };
+  return { namespace, flag: key, evaluated: n, changed, ratio: n === 0 ? 0 : changed / n, transitions };
 }
