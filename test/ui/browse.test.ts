@@ -1,0 +1,131 @@
+/**
+ * Browsing flag state in the web UI, in headless Chromium against a real `vexil serve` serving a
+ * Git repository with two branches (test/ui/fixtures/: `main`, and `feature` which renames
+ * payment-provider, moves its "everyone" rollout 50/50 → 40/60 and enables new-checkout):
+ * the namespaces; the flags list with search, type and state filters and its pages (the 60-flag
+ * `catalog` namespace); the reference switcher (a built branch from the list, a commit id typed in);
+ * the flags list at 375 px wide. Every page: no console error, axe-core clean, a screenshot.
+ */
+import tap from 'tap';
+import { startUi, uiTests } from '../support/ui-harness.js';
+
+const t = uiTests(tap);
+
+/** The keys in the flags table, in order. */
+const rowKeys = (text: string) => [...text.matchAll(/^(\S+-flag-\d+|[a-z]+(?:-[a-z]+)+)\t/gm)].map((m) => m[1]);
+
+t.test('browse the flag state of a Git repository', async (t) => {
+  const ui = await startUi(t);
+
+  await ui.test(t, 'the namespaces page lists every namespace with its description and links', async (t, tab) => {
+    await tab.open('/');
+    const text = await tab.waitText(/Catalog/);
+    t.match(text, /^Namespaces$/m);
+    t.match(text, /Default\s+default/);
+    t.match(text, /Catalog\s+catalog\s+Product catalogue experiments/);
+    await tab.checkpoint(t, 'ui-namespaces');
+    await tab.page.getByRole('link', { name: 'Catalog' }).first().click();
+    await tab.waitText(/Flags in catalog/);
+    t.match(tab.page.url(), /\/ui\/namespaces\/catalog\/flags$/);
+  });
+
+  await ui.test(t, 'the flags list: every flag with type and state; search and filters narrow it', async (t, tab) => {
+    const { page } = tab;
+    await tab.open('/ui/namespaces/default/flags');
+    let text = await tab.waitText(/Showing 1–3 of 3 flags\./);
+    t.match(text, /payment-provider\tPayment provider\tvariant\tenabled/);
+    t.match(text, /dark-mode\tDark mode\tboolean\tenabled/);
+    t.match(text, /new-checkout\tNew checkout\tboolean\tdisabled/);
+    await tab.checkpoint(t, 'ui-flags');
+
+    await page.getByLabel('Search').fill('dark');
+    text = await tab.waitText(/Showing 1–1 of 1 flags \(3 in all\)\./);
+    t.same(rowKeys(text), ['dark-mode'], 'search by key');
+    await page.getByLabel('Search').fill('rewritten');
+    text = await tab.waitText(/Showing 1–1 of 1 flags/);
+    t.same(rowKeys(text), ['new-checkout'], 'search by description');
+    await page.waitForURL(/[?&]q=rewritten(&|$)/); // the search is in the address
+    await page.getByLabel('Search').fill('no such flag');
+    await tab.waitText(/No flags match \(of 3\)\./);
+    await page.getByLabel('Search').fill('');
+
+    await page.getByLabel('Type').selectOption('boolean');
+    text = await tab.waitText(/Showing 1–2 of 2 flags/);
+    t.same(rowKeys(text), ['dark-mode', 'new-checkout'], 'type filter');
+    await page.getByLabel('State').selectOption('disabled');
+    text = await tab.waitText(/Showing 1–1 of 1 flags/);
+    t.same(rowKeys(text), ['new-checkout'], 'type and state filters together');
+    await page.getByLabel('Type').selectOption('variant');
+    await tab.waitText(/No flags match/);
+  });
+
+  await ui.test(t, 'the flags list of a 60-flag namespace has two pages; filters count over all of them', async (t, tab) => {
+    const { page } = tab;
+    await tab.open('/ui/namespaces/catalog/flags');
+    let text = await tab.waitText(/Showing 1–50 of 60 flags\./);
+    t.match(text, /Page 1 of 2/);
+    let keys = rowKeys(text);
+    t.equal(keys.length, 50);
+    t.equal(keys[0], 'catalog-flag-01');
+    t.equal(keys[49], 'catalog-flag-50');
+    t.ok(await page.getByRole('button', { name: 'Previous' }).isDisabled(), 'no page before the first');
+
+    await page.getByRole('button', { name: 'Next' }).click();
+    text = await tab.waitText(/Showing 51–60 of 60 flags\./);
+    t.match(text, /Page 2 of 2/);
+    keys = rowKeys(text);
+    t.same(keys, Array.from({ length: 10 }, (_, i) => `catalog-flag-${51 + i}`));
+    t.ok(await page.getByRole('button', { name: 'Next' }).isDisabled(), 'no page after the last');
+    await page.waitForURL(/[?&]page=2(&|$)/); // the page is in the address
+
+    // Every third flag is boolean, every fourth disabled: 20 boolean, 5 of them disabled.
+    await page.getByLabel('Type').selectOption('boolean');
+    text = await tab.waitText(/Showing 1–20 of 20 flags \(60 in all\)\./);
+    t.notMatch(text, /Page \d of/, 'one page: no pager');
+    await page.getByLabel('State').selectOption('disabled');
+    text = await tab.waitText(/Showing 1–5 of 5 flags/);
+    t.same(rowKeys(text), ['catalog-flag-12', 'catalog-flag-24', 'catalog-flag-36', 'catalog-flag-48', 'catalog-flag-60']);
+  });
+
+  await ui.test(t, 'the reference switcher: a branch from the list, then a commit id typed in', async (t, tab) => {
+    const { page } = tab;
+    await tab.open('/ui/namespaces/default/flags');
+    let text = await tab.waitText(/payment-provider\tPayment provider\t/);
+    t.match(text, /new-checkout\tNew checkout\tboolean\tdisabled/);
+    const select = page.getByLabel('Reference', { exact: true });
+    const options = await select.locator('option').allInnerTexts();
+    t.same(
+      options.map((o) => o.split(' · ').slice(0, 2).join(' · ')),
+      [`main · ${ui.main.slice(0, 7)}`, `feature · ${ui.feature.slice(0, 7)}`],
+      'the built references with their revisions',
+    );
+
+    await select.selectOption('feature');
+    text = await tab.waitText(/Payment provider \(Adyen trial\)/);
+    t.match(text, /new-checkout\tNew checkout\tboolean\tenabled/, 'the feature branch enables new-checkout');
+    t.match(page.url(), /\/ui\/namespaces\/default\/flags\?ref=feature$/);
+
+    await page.getByLabel('Other reference (branch, tag or commit id)').fill(ui.main);
+    await page.getByRole('button', { name: 'Go' }).click();
+    text = await tab.waitText(/payment-provider\tPayment provider\tvariant/);
+    t.notMatch(text, /Adyen trial/);
+    t.match(text, /new-checkout\tNew checkout\tboolean\tdisabled/, 'main again, by its commit id');
+    t.equal(new URL(page.url()).searchParams.get('ref'), ui.main);
+    t.equal(await select.inputValue(), ui.main, 'the switcher shows the typed reference');
+
+    // The switch carries over to the links: the namespaces page of the same commit.
+    await page.getByRole('link', { name: 'Namespaces' }).click();
+    await tab.waitText(/Catalog/);
+    t.equal(new URL(page.url()).searchParams.get('ref'), ui.main);
+  });
+
+  await ui.test(t, 'at 375 px wide the flags list does not scroll sideways', async (t, tab) => {
+    const { page } = tab;
+    await page.setViewportSize({ width: 375, height: 740 });
+    await tab.open('/ui/namespaces/catalog/flags');
+    await tab.waitText(/Showing 1–50 of 60 flags/);
+    const width = await tab.scrollWidth();
+    t.ok(width <= 375, `no horizontal scroll (scrollWidth ${width})`);
+    await tab.checkpoint(t, 'ui-flags-375');
+  });
+});
