@@ -8,12 +8,15 @@ import { ReferenceSwitcher } from './components/reference-switcher.js';
 import { AppContext, type AppContextValue } from './context.js';
 import { forgetToken, readToken } from './lib/session-token.js';
 import { matchRoute, paths, type Route } from './lib/routes.js';
+import { ConsolePage } from './pages/console.js';
+import { DiffPage } from './pages/diff.js';
 import { FlagPage } from './pages/flag.js';
 import { FlagsPage } from './pages/flags.js';
 import { LoginPage } from './pages/login.js';
 import { NamespacesPage } from './pages/namespaces.js';
 import { SegmentPage } from './pages/segment.js';
 import { SegmentsPage } from './pages/segments.js';
+import { StatusPage } from './pages/status.js';
 import { Link, navigate, useLocation } from './router.js';
 import type { Snapshots } from './types.js';
 
@@ -35,6 +38,12 @@ function Page({ route }: { route: Route }) {
       return <SegmentsPage namespace={route.namespace} />;
     case 'segment':
       return <SegmentPage namespace={route.namespace} segmentKey={route.key} />;
+    case 'console':
+      return <ConsolePage />;
+    case 'status':
+      return <StatusPage />;
+    case 'diff':
+      return <DiffPage />;
     default:
       return (
         <>

@@ -1,0 +1,373 @@
+/**
+ * The evaluation console: pick a namespace and a flag, type an entity id and a context (key/value
+ * rows or a JSON object), and see what `POST /evaluate/v1/explain` answers: the result, exactly the
+ * body `/evaluate/v1/variant` or `/evaluate/v1/boolean` gives for the same request, and the trace
+ * of how it was reached (the one `vexil evaluate` prints). The inputs live in the address (replaced,
+ * not pushed) so a setup can be shared; an address naming a flag and an entity runs at once.
+ * Nothing secret goes in the address: the token stays in the request headers (api.ts).
+ */
+import { Fragment } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { ApiError, api, withQuery } from '../api.js';
+import { PageTitle } from '../components/page-title.js';
+import { ErrorBox } from '../components/status-line.js';
+import { useApp } from '../context.js';
+import {
+  type ContextParse,
+  type ContextRow,
+  consoleQuery,
+  contextFromJson,
+  contextFromRows,
+  jsonFromContext,
+  parseConsoleQuery,
+  rowsFromContext,
+} from '../lib/context-input.js';
+import { decisionText, resultFields, traceSteps, type TraceStep } from '../lib/explain-text.js';
+import { flagTypeLabel, prettyJson } from '../lib/format.js';
+import { paths } from '../lib/routes.js';
+import { Link, useLocation } from '../router.js';
+import type { ExplainResponse, Flag, Namespace, Page } from '../types.js';
+import { useApi } from '../use-api.js';
+
+type Run = { state: 'idle' } | { state: 'running' } | { state: 'ok'; data: ExplainResponse; body: object } | { state: 'error'; error: ApiError };
+
+function initialRows(contextText: string): ContextRow[] {
+  const parsed = contextFromJson(contextText);
+  return parsed.ok ? rowsFromContext(parsed.context) : [{ key: '', value: '' }];
+}
+
+const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
+
+export function ConsolePage() {
+  const { reference } = useApp();
+  const loc = useLocation();
+  // The address is read once, when the page opens; after that the inputs write it.
+  const initial = useMemo(() => parseConsoleQuery(loc.query), []);
+  const [namespace, setNamespace] = useState(initial.namespace);
+  const [flag, setFlag] = useState(initial.flag);
+  const [entityId, setEntityId] = useState(initial.entityId);
+  const [mode, setMode] = useState(initial.mode);
+  const [rows, setRows] = useState<ContextRow[]>(() => initialRows(initial.context));
+  const [jsonText, setJsonText] = useState(() => (initial.context === '' ? '{}' : initial.context));
+  const [contextError, setContextError] = useState<string | undefined>(undefined);
+  const [run, setRun] = useState<Run>({ state: 'idle' });
+  const ran = useRef(false);
+
+  const namespaces = useApi<Page & { namespaces: Namespace[] }>(withQuery('/api/v1/namespaces', { reference }));
+  const flags = useApi<Page & { flags: Flag[] }>(
+    namespace === '' ? undefined : withQuery(`/api/v1/namespaces/${encodeURIComponent(namespace)}/flags`, { reference, limit: 0 }),
+  );
+
+  // No namespace in the address: `default` when there is one, else the first.
+  useEffect(() => {
+    if (namespace !== '' || namespaces.state !== 'ok') return;
+    const list = namespaces.data.namespaces;
+    const pick = list.find((n) => n.key === 'default') ?? list[0];
+    if (pick) setNamespace(pick.key);
+  }, [namespaces, namespace]);
+
+  const context: ContextParse = mode === 'rows' ? contextFromRows(rows) : contextFromJson(jsonText);
+  const contextText = mode === 'json' ? jsonText : context.ok ? JSON.stringify(context.context) : '';
+
+  useEffect(() => {
+    const q = consoleQuery({ namespace, flag, entityId, context: contextText, mode });
+    history.replaceState(null, '', withQuery(paths.console(), { ref: reference, ...q }));
+  }, [namespace, flag, entityId, contextText, mode, reference]);
+
+  const evaluate = () => {
+    if (!context.ok) {
+      setContextError(context.error);
+      return;
+    }
+    setContextError(undefined);
+    const body = { namespaceKey: namespace, flagKey: flag.trim(), entityId, context: context.context, ...(reference !== undefined ? { reference } : {}) };
+    ran.current = true;
+    setRun({ state: 'running' });
+    api<ExplainResponse>('/evaluate/v1/explain', { method: 'POST', body }).then(
+      (data) => setRun({ state: 'ok', data, body }),
+      (err: unknown) => setRun({ state: 'error', error: err instanceof ApiError ? err : new ApiError(0, undefined, String(err)) }),
+    );
+  };
+
+  // A shared address naming a flag and an entity shows its answer at once; switching the
+  // reference re-runs an evaluation already shown, against the new reference.
+  useEffect(() => {
+    if (ran.current || (initial.flag !== '' && loc.query.has('entity'))) evaluate();
+  }, [reference]);
+
+  const switchMode = (next: 'rows' | 'json') => {
+    if (next === mode) return;
+    if (!context.ok) {
+      setContextError(`${context.error} Fix it before switching.`);
+      return;
+    }
+    setContextError(undefined);
+    if (next === 'json') setJsonText(jsonFromContext(context.context));
+    else setRows(rowsFromContext(context.context));
+    setMode(next);
+  };
+  const setRow = (i: number, r: Partial<ContextRow>) => setRows((old) => old.map((x, k) => (k === i ? { ...x, ...r } : x)));
+  const flagList = flags.state === 'ok' ? flags.data.flags : [];
+  const chosen = flagList.find((f) => f.key === flag.trim());
+
+  return (
+    <>
+      <PageTitle title="Evaluation console" />
+      <p class="muted">
+        Evaluates one flag through <code>POST /evaluate/v1/explain</code>: the same answer as <code>/evaluate/v1/variant</code> or{' '}
+        <code>/evaluate/v1/boolean</code>, with the trace of how it was reached.
+      </p>
+      {namespaces.state === 'error' && <ErrorBox error={namespaces.error} />}
+      <form
+        class="console-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          evaluate();
+        }}
+      >
+        <div class="filters">
+          <div class="field">
+            <label for="console-namespace">Namespace</label>
+            <select id="console-namespace" value={namespace} onChange={(e) => setNamespace(value(e))}>
+              {namespaces.state === 'ok' &&
+                namespaces.data.namespaces.map((n) => (
+                  <option key={n.key} value={n.key}>
+                    {n.key}
+                  </option>
+                ))}
+              {(namespaces.state !== 'ok' || !namespaces.data.namespaces.some((n) => n.key === namespace)) && namespace !== '' && (
+                <option value={namespace}>{namespace}</option>
+              )}
+            </select>
+          </div>
+          <div class="field">
+            <label for="console-flag">Flag</label>
+            <input
+              id="console-flag"
+              list="console-flag-keys"
+              value={flag}
+              required
+              placeholder="flag key"
+              aria-describedby="console-flag-note"
+              onInput={(e) => setFlag(value(e))}
+              autocomplete="off"
+              spellcheck={false}
+            />
+            <datalist id="console-flag-keys">
+              {flagList.map((f) => (
+                <option key={f.key} value={f.key}>
+                  {f.name !== '' && f.name !== f.key ? f.name : ''}
+                </option>
+              ))}
+            </datalist>
+            <span id="console-flag-note" class="muted small">
+              {flags.state === 'loading' && namespace !== ''
+                ? 'Loading flags…'
+                : flags.state === 'error'
+                  ? `Flags not available: ${flags.error.message}`
+                  : chosen
+                    ? `${flagTypeLabel(chosen.type)} flag, ${chosen.enabled ? 'enabled' : 'disabled'}`
+                    : flag.trim() !== '' && flags.state === 'ok'
+                      ? `No flag "${flag.trim()}" in ${namespace}`
+                      : `${flagList.length} flags in ${namespace || 'this namespace'}`}
+            </span>
+          </div>
+          <div class="field">
+            <label for="console-entity">Entity id</label>
+            <input id="console-entity" value={entityId} placeholder="user-42" onInput={(e) => setEntityId(value(e))} autocomplete="off" spellcheck={false} />
+          </div>
+        </div>
+
+        <fieldset class="console-context">
+          <legend>Context</legend>
+          <div class="mode-switch" role="radiogroup" aria-label="Context input">
+            <label>
+              <input type="radio" name="context-mode" value="rows" checked={mode === 'rows'} onChange={() => switchMode('rows')} /> Key/value rows
+            </label>
+            <label>
+              <input type="radio" name="context-mode" value="json" checked={mode === 'json'} onChange={() => switchMode('json')} /> JSON object
+            </label>
+          </div>
+          {mode === 'rows' ? (
+            <>
+              <ul class="context-rows">
+                {rows.map((r, i) => (
+                  <li key={i}>
+                    <label class="visually-hidden" for={`context-key-${i}`}>
+                      Context key {i + 1}
+                    </label>
+                    <input id={`context-key-${i}`} placeholder="key" value={r.key} onInput={(e) => setRow(i, { key: value(e) })} autocomplete="off" spellcheck={false} />
+                    <label class="visually-hidden" for={`context-value-${i}`}>
+                      Context value {i + 1}
+                    </label>
+                    <input id={`context-value-${i}`} placeholder="value" value={r.value} onInput={(e) => setRow(i, { value: value(e) })} autocomplete="off" spellcheck={false} />
+                    <button
+                      type="button"
+                      aria-label={`Remove context row ${i + 1}`}
+                      onClick={() => setRows((old) => (old.length === 1 ? [{ key: '', value: '' }] : old.filter((_, k) => k !== i)))}
+                    >
+                      Remove
+                    </button>
+                  </li>
+                ))}
+              </ul>
+              <button type="button" onClick={() => setRows((old) => [...old, { key: '', value: '' }])}>
+                Add context row
+              </button>
+            </>
+          ) : (
+            <div class="field">
+              <label for="context-json">Context (JSON object of strings)</label>
+              <textarea
+                id="context-json"
+                rows={6}
+                value={jsonText}
+                spellcheck={false}
+                aria-invalid={contextError !== undefined}
+                aria-describedby={contextError !== undefined ? 'context-error' : undefined}
+                onInput={(e) => {
+                  setJsonText((e.currentTarget as HTMLTextAreaElement).value);
+                  setContextError(undefined);
+                }}
+              />
+            </div>
+          )}
+          {contextError !== undefined && (
+            <p id="context-error" class="field-error" role="alert">
+              {contextError}
+            </p>
+          )}
+        </fieldset>
+        <p>
+          <button type="submit" class="primary" disabled={run.state === 'running'}>
+            Evaluate
+          </button>
+        </p>
+      </form>
+
+      <section aria-labelledby="console-result-heading">
+        <h2 id="console-result-heading">Result</h2>
+        <p class="muted" role="status" aria-live="polite" id="console-status">
+          {run.state === 'idle' && 'Not evaluated yet.'}
+          {run.state === 'running' && 'Evaluating…'}
+          {run.state === 'ok' && resultSentence(run.data)}
+          {run.state === 'error' && 'The evaluation failed.'}
+        </p>
+        {run.state === 'error' && <ErrorBox error={run.error} />}
+        {run.state === 'ok' && <Outcome data={run.data} body={run.body} />}
+      </section>
+    </>
+  );
+}
+
+function resultSentence(r: ExplainResponse): string {
+  const what = r.flagType === 'BOOLEAN_FLAG_TYPE' ? `value ${r.result.enabled}` : r.result.variantKey === '' ? 'no variant' : `variant ${r.result.variantKey}`;
+  return `${r.namespaceKey}/${r.flagKey} for entity "${r.explanation.entityId}": ${what}, ${r.result.reason}.`;
+}
+
+function Outcome({ data, body }: { data: ExplainResponse; body: object }) {
+  const { reference } = useApp();
+  return (
+    <>
+      <dl class="props" id="console-result">
+        {resultFields(data).map((f) => (
+          <Fragment key={f.label}>
+            <dt>{f.label}</dt>
+            <dd data-field={f.label.toLowerCase()}>
+              {f.label === 'Attachment' && f.value !== '(none)' ? <pre>{prettyJson(f.value)}</pre> : <code>{f.value}</code>}
+            </dd>
+          </Fragment>
+        ))}
+        <dt>Flag</dt>
+          <dd>
+            <Link href={paths.flag(data.namespaceKey, data.flagKey, reference)}>
+              <code>
+                {data.namespaceKey}/{data.flagKey}
+              </code>
+            </Link>{' '}
+            ({data.flagType === 'BOOLEAN_FLAG_TYPE' ? `boolean, enabled value ${data.explanation.enabled}` : `variant, ${data.explanation.enabled ? 'enabled' : 'disabled'}`})
+          </dd>
+      </dl>
+      <h2>Why</h2>
+      <p class="decision" id="console-decision">
+        {decisionText(data)}
+      </p>
+      <h3>Trace</h3>
+      {traceSteps(data).length === 0 ? (
+        <p class="muted">Nothing was evaluated: the flag is disabled.</p>
+      ) : (
+        <ol class="trace">
+          {traceSteps(data).map((s) => (
+            <Step key={s.title} step={s} />
+          ))}
+        </ol>
+      )}
+      <details class="request">
+        <summary>Request body</summary>
+        <pre>{JSON.stringify(body, null, 2)}</pre>
+      </details>
+    </>
+  );
+}
+
+const OUTCOME_CLASS: Record<TraceStep['outcome'], string> = {
+  decided: 'badge on',
+  'not matched': 'badge off',
+  skipped: 'badge',
+  'not evaluated': 'badge',
+};
+
+function Mark({ ok }: { ok: boolean }) {
+  return (
+    <>
+      <span aria-hidden="true" class={ok ? 'mark ok' : 'mark failed'}>
+        {ok ? '✓' : '✗'}
+      </span>
+      <span class="visually-hidden">{ok ? 'matched: ' : 'failed: '}</span>
+    </>
+  );
+}
+
+function Step({ step }: { step: TraceStep }) {
+  return (
+    <li class="trace-step">
+      <p class="trace-head">
+        <strong>{step.title}</strong>: {step.subject} <span class={OUTCOME_CLASS[step.outcome]}>{step.outcome}</span>
+      </p>
+      {step.segments.length > 0 && (
+        <ul class="trace-segments">
+          {step.segments.map((s) => (
+            <li key={s.key}>
+              <Mark ok={s.matched} />
+              segment <code>{s.key}</code> ({s.match})
+              {s.constraints.length > 0 && (
+                <ul class="trace-constraints">
+                  {s.constraints.map((c, i) => (
+                    <li key={i}>
+                      <Mark ok={c.matched} />
+                      <code>{c.text}</code>
+                    </li>
+                  ))}
+                </ul>
+              )}
+            </li>
+          ))}
+        </ul>
+      )}
+      {step.threshold !== undefined && <p class="trace-detail">{step.threshold}</p>}
+      {step.bucket !== undefined && (
+        <p class="trace-detail">
+          Bucket {step.bucket.value} of 0–999:{' '}
+          {step.bucket.ranges.map((r, i) => (
+            <span key={r.variantKey}>
+              {i > 0 ? ', ' : ''}
+              <code>{r.variantKey}</code> {r.range}
+              {r.hit ? ' ✓ (the bucket is here)' : ''}
+            </span>
+          ))}
+          {step.bucket.outside ? ' ✗ outside every distribution' : ''}
+        </p>
+      )}
+    </li>
+  );
+}
