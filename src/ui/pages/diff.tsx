@@ -40,8 +40,9 @@ export function DiffPage() {
   const initial = useMemo(() => parseDiffQuery(loc.query), []);
   const [setup, setSetup] = useState<DiffSetup>(initial);
   const [asked, setAsked] = useState<DiffSetup | undefined>(() => (initial.base !== '' && initial.head !== '' && diffSetupError(initial) === undefined ? initial : undefined));
+  // Each Compare asks again (a branch may have moved), even for the same setup.
+  const [comparisons, setComparisons] = useState(0);
   const [formError, setFormError] = useState<string | undefined>(undefined);
-  const res = useApi<DiffReport>(asked !== undefined ? withQuery('/api/v1/diff', diffApiQuery(asked)) : undefined);
 
   // An empty form starts from the default reference as base.
   useEffect(() => {
@@ -56,7 +57,9 @@ export function DiffPage() {
   const compare = () => {
     const err = diffSetupError(setup);
     setFormError(err);
-    if (err === undefined) setAsked({ ...setup });
+    if (err !== undefined) return;
+    setAsked({ ...setup });
+    setComparisons((n) => n + 1);
   };
   const update = (p: Partial<DiffSetup>) => setSetup((s) => ({ ...s, ...p }));
   const refs = snapshots?.references ?? [];
@@ -128,15 +131,18 @@ export function DiffPage() {
         <p class="muted" role="status">
           Choose a base and a head, then Compare.
         </p>
-      ) : res.state === 'loading' ? (
-        <Loading what="the comparison" />
-      ) : res.state === 'error' ? (
-        <ErrorBox error={res.error} />
       ) : (
-        <Report report={res.data} />
+        <Comparison key={comparisons} setup={asked} />
       )}
     </>
   );
+}
+
+function Comparison({ setup }: { setup: DiffSetup }) {
+  const res = useApi<DiffReport>(withQuery('/api/v1/diff', diffApiQuery(setup)));
+  if (res.state === 'loading') return <Loading what="the comparison" />;
+  if (res.state === 'error') return <ErrorBox error={res.error} />;
+  return <Report report={res.data} />;
 }
 
 function Report({ report }: { report: DiffReport }) {
