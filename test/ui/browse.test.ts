@@ -4,7 +4,9 @@
  * payment-provider, moves its "everyone" rollout 50/50 → 40/60 and enables new-checkout):
  * the namespaces; the flags list with search, type and state filters and its pages (the 60-flag
  * `catalog` namespace); the reference switcher (a built branch from the list, a commit id typed in);
- * the flags list at 375 px wide. Every page: no console error, axe-core clean, a screenshot.
+ * a variant flag (variants, attachment, metadata, rules with distributions, on both branches) and a
+ * boolean flag (rollouts); the segments and a segment (constraints in words, the flags using it);
+ * the flags list and a flag at 375 px wide; the dark theme. Every page: no console error, axe-core clean, a screenshot.
  */
 import tap from 'tap';
 import { startUi, uiTests } from '../support/ui-harness.js';
@@ -117,6 +119,85 @@ t.test('browse the flag state of a Git repository', async (t) => {
     await page.getByRole('link', { name: 'Namespaces' }).click();
     await tab.waitText(/Catalog/);
     t.equal(new URL(page.url()).searchParams.get('ref'), ui.main);
+  });
+
+  await ui.test(t, 'a variant flag: variants with attachments, default variant, metadata, rules with distributions', async (t, tab) => {
+    const { page } = tab;
+    await tab.open('/ui/namespaces/default/flags/payment-provider');
+    let text = await tab.waitText(/Rule 2/);
+    t.match(text, /^Payment provider$/m);
+    t.match(text, /payment-provider\s+variant flag\s+enabled/);
+    t.match(text, /Which payment provider checkout uses/);
+    t.match(text, /Default variant: stripe/);
+    const stripe = await page.locator('li.variant', { hasText: 'stripe' }).innerText();
+    t.match(stripe, /stripe\s+default/);
+    t.match(stripe, /Name\s+Stripe/);
+    t.match(stripe, '{\n  "currencies": [\n    "eur",\n    "chf"\n  ],\n  "fee": 1.4\n}', 'the attachment pretty-printed (keys as the API orders them)');
+    t.match(await page.locator('li.variant', { hasText: 'adyen' }).innerText(), /Attachment\s+none/);
+    t.match(text, /Metadata\s+owner\s+payments-team/);
+    t.match(text, /Rule 1\s+Entities in segment eu\s+adyen 100 %/);
+    t.match(text, /Rule 2\s+Entities in segment everyone\s+stripe 50 %\s+adyen 50 %/);
+    await tab.checkpoint(t, 'ui-flag');
+
+    // The feature branch moves the "everyone" distribution.
+    await page.getByLabel('Reference', { exact: true }).selectOption('feature');
+    text = await tab.waitText(/stripe 40 %/);
+    t.match(text, /^Payment provider \(Adyen trial\)$/m);
+    t.match(text, /Rule 2\s+Entities in segment everyone\s+stripe 40 %\s+adyen 60 %/);
+    t.match(text, /Rule 1\s+Entities in segment eu\s+adyen 100 %/, 'rule 1 as it was');
+
+    await page.getByRole('link', { name: 'eu', exact: true }).click();
+    await tab.waitText(/^EU customers$/m);
+    t.match(new URL(page.url()).pathname, '/ui/namespaces/default/segments/eu');
+    t.equal(new URL(page.url()).searchParams.get('ref'), 'feature', 'the segment of the same reference');
+  });
+
+  await ui.test(t, 'a boolean flag: its rollouts in order down to everyone else', async (t, tab) => {
+    await tab.open('/ui/namespaces/default/flags/dark-mode');
+    const text = await tab.waitText(/everyone else/);
+    t.match(text, /dark-mode\s+boolean flag\s+enabled/);
+    t.notMatch(text, /Variants/, 'no variants section for a boolean flag');
+    t.same(
+      (await tab.page.locator('ol.rollouts > li').allInnerTexts()).map((l) => l.trim()),
+      ['entities in segment beta → true', '25 % of entities → true', 'everyone else → true'],
+    );
+    await tab.checkpoint(t, 'ui-flag-boolean');
+  });
+
+  await ui.test(t, 'segments with their constraints in words; a segment and the flags using it', async (t, tab) => {
+    const { page } = tab;
+    await tab.open('/ui/namespaces/default/segments');
+    let text = await tab.waitText(/3 segments\./);
+    t.match(text, /Segments in default/);
+    t.match(text, /everyone\s+Everyone\s+ALL\s+none \(every entity\)/);
+    t.match(text, /eu\s+EU customers\s+ANY\s+region is "eu"\s+country is one of \[de, fr, it\]/);
+    t.match(text, /beta\s+Beta testers\s+ALL\s+plan is "beta"\s+age ≥ 18/);
+    await tab.checkpoint(t, 'ui-segments');
+
+    await page.getByRole('link', { name: 'eu', exact: true }).click();
+    text = await tab.waitText(/^EU customers$/m);
+    t.match(text, /eu\s+match ANY/);
+    t.match(text, /Customers billed in the European Union/);
+    t.match(text, /An entity is in this segment when any of these constraints match:\s+region is "eu"\s+country is one of \[de, fr, it\]/);
+    await page.getByRole('button', { name: 'Find the flags that use this segment' }).click();
+    text = await tab.waitText(/1 flag uses this segment\./);
+    t.match(text, /payment-provider \(Payment provider\): rule 1/i);
+    await tab.checkpoint(t, 'ui-segment');
+  });
+
+  await ui.test(t, 'at 375 px wide the flag page does not scroll sideways; the dark theme', async (t, tab) => {
+    const { page } = tab;
+    await page.setViewportSize({ width: 375, height: 740 });
+    await tab.open('/ui/namespaces/default/flags/payment-provider');
+    await tab.waitText(/Rule 2/);
+    const width = await tab.scrollWidth();
+    t.ok(width <= 375, `no horizontal scroll (scrollWidth ${width})`);
+    await tab.checkpoint(t, 'ui-flag-375');
+
+    await page.setViewportSize({ width: 800, height: 480 });
+    await page.emulateMedia({ colorScheme: 'dark' });
+    t.equal(await page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches"), true);
+    await tab.checkpoint(t, 'ui-flag-dark'); // axe checks the contrast of the dark theme too
   });
 
   await ui.test(t, 'at 375 px wide the flags list does not scroll sideways', async (t, tab) => {
