@@ -3,7 +3,7 @@
  * and the page the address names. Everything shown comes from vexil's public HTTP API.
  */
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { api, setUnauthenticatedHandler } from './api.js';
+import { ApiError, api, setUnauthenticatedHandler } from './api.js';
 import { ReferenceSwitcher } from './components/reference-switcher.js';
 import { AppContext, type AppContextValue } from './context.js';
 import { forgetToken, readToken } from './lib/session-token.js';
@@ -79,6 +79,7 @@ export function App() {
   const route = matchRoute(loc.path);
   const reference = loc.query.get('ref') ?? undefined;
   const [snapshots, setSnapshots] = useState<Snapshots | undefined>(undefined);
+  const [snapshotsError, setSnapshotsError] = useState<ApiError | undefined>(undefined);
   const [session, setSession] = useState<Session>(undefined);
   const [tick, setTick] = useState(0);
   const reloadSnapshots = useCallback(() => setTick((n) => n + 1), []);
@@ -86,7 +87,13 @@ export function App() {
 
   useEffect(() => {
     if (isLogin) return;
-    api<Snapshots>('/meta/snapshots').then(setSnapshots, () => {});
+    api<Snapshots>('/meta/snapshots').then(
+      (s) => {
+        setSnapshots(s);
+        setSnapshotsError(undefined);
+      },
+      (err: unknown) => setSnapshotsError(err instanceof ApiError ? err : new ApiError(0, undefined, String(err))),
+    );
   }, [loc.path, reference, tick, isLogin]);
 
   useEffect(() => {
@@ -107,7 +114,7 @@ export function App() {
     if (h && document.activeElement === document.body) h.focus({ preventScroll: true });
   }, [loc.href]);
 
-  const ctx: AppContextValue = { reference, snapshots, reloadSnapshots };
+  const ctx: AppContextValue = { reference, snapshots, snapshotsError, reloadSnapshots };
   if (isLogin) {
     return (
       <main id="main" class="login-main">

@@ -1,6 +1,7 @@
 /** What every page may read: the reference browsed and the server's references. */
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
+import type { ApiError } from './api.js';
 import type { Snapshots } from './types.js';
 
 export interface AppContextValue {
@@ -8,10 +9,12 @@ export interface AppContextValue {
   reference: string | undefined;
   /** `/meta/snapshots`, refreshed on navigation; undefined until first loaded. */
   snapshots: Snapshots | undefined;
+  /** Why the last read of `/meta/snapshots` failed (cleared by the next good one). */
+  snapshotsError: ApiError | undefined;
   reloadSnapshots(): void;
 }
 
-export const AppContext = createContext<AppContextValue>({ reference: undefined, snapshots: undefined, reloadSnapshots: () => {} });
+export const AppContext = createContext<AppContextValue>({ reference: undefined, snapshots: undefined, snapshotsError: undefined, reloadSnapshots: () => {} });
 
 export function useApp(): AppContextValue {
   return useContext(AppContext);

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
 import { useApp } from '../context.js';
 import { age, shortRevision } from '../lib/format.js';
 import { switchReference } from '../lib/routes.js';
-import { navigate, useLocation } from '../router.js';
+import { navigate } from '../router.js';
 import type { ReferenceStatus } from '../types.js';
 
 function statusWord(s: ReferenceStatus): string {
@@ -29,7 +29,6 @@ export function referenceLabel(s: ReferenceStatus, now: number): string {
 
 export function ReferenceSwitcher() {
   const { reference, snapshots } = useApp();
-  const loc = useLocation();
   const [typed, setTyped] = useState('');
   const refs = snapshots?.references ?? [];
   const current = reference ?? snapshots?.defaultReference ?? '';
@@ -37,7 +36,8 @@ export function ReferenceSwitcher() {
   const now = Date.now();
   const go = (ref: string) => {
     const r = ref.trim();
-    navigate(switchReference(loc.href, r === '' || r === snapshots?.defaultReference ? undefined : r));
+    // The live address: pages keep their inputs in it with replaceState, which `loc` does not see.
+    navigate(switchReference(location.pathname + location.search, r === '' || r === snapshots?.defaultReference ? undefined : r));
   };
   return (
     <div class="ref-switcher">

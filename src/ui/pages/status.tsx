@@ -6,7 +6,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { PageTitle } from '../components/page-title.js';
-import { Loading } from '../components/status-line.js';
+import { ErrorBox, Loading } from '../components/status-line.js';
 import { useApp } from '../context.js';
 import { excerptRows, location, type ProblemExcerpt } from '../lib/excerpt.js';
 import { shortRevision } from '../lib/format.js';
@@ -18,7 +18,7 @@ import type { Problem, ReferenceStatus, RevisionInfo } from '../types.js';
 const REFRESH_MS = 10_000;
 
 export function StatusPage() {
-  const { snapshots, reloadSnapshots } = useApp();
+  const { snapshots, snapshotsError, reloadSnapshots } = useApp();
   const [now, setNow] = useState(Date.now());
 
   useEffect(() => {
@@ -39,8 +39,9 @@ export function StatusPage() {
   return (
     <>
       <PageTitle title="Status" />
+      {snapshotsError !== undefined && <ErrorBox error={snapshotsError} />}
       {snapshots === undefined ? (
-        <Loading what="the references' status" />
+        snapshotsError === undefined && <Loading what="the references' status" />
       ) : (
         <>
           <p class="muted status-line">
