@@ -1,11 +1,13 @@
 /**
- * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|all [options]`: the benchmarks of issue 3 §2
- * and issue 12 §7 (`all`, the default, runs eval, load, http, snapshot, ofrep and streams). This file only
+ * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|ui|all [options]`: the benchmarks of issue 3 §2,
+ * issue 12 §7 and issue 14 §5 (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
+ * Debian's chromium and runs alone). This file only
  * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
  *
  * Options:
- *   --quick            shorter run for a smoke check (1 repetition, fewer rounds, 3 s HTTP, 2,000 streams)
+ *   --quick            shorter run for a smoke check (1 repetition, fewer rounds, 3 s HTTP, 2,000 streams,
+ *                      ui: 3 cold loads per page instead of 15, 2 loads of the 10k-flag page instead of 7)
  *   --reps N           eval: processes per scenario (default 3)
  *   --rounds N         eval: rounds per engine (default 9; flipt-client-js 5)
  *   --scenario S       eval: only this scenario (variant|boolean|static|complex), repeatable
@@ -25,10 +27,11 @@ import { machineInfo, machineMarkdown } from './machine.js';
 import { OFREP_DEFAULTS, runOfrepBench } from './ofrep.js';
 import { SNAPSHOT_DEFAULTS, runSnapshotBench } from './snapshot.js';
 import { STREAMS_DEFAULTS, STREAMS_QUICK, runStreamsBench } from './streams.js';
+import { UI_DEFAULTS, UI_QUICK, runUiBench } from './ui.js';
 import { verdict } from './stats.js';
 import type { ScenarioName } from './workers/eval-worker.js';
 
-const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'all'] as const;
+const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'ui', 'all'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values, positionals } = parseArgs({
@@ -47,7 +50,7 @@ const { values, positionals } = parseArgs({
 
 const kind = (positionals[0] ?? 'all') as Kind;
 if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
-  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE]\n');
+  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|ui|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE]\n');
   process.exit(values.help ? 0 : 2);
 }
 
@@ -134,6 +137,11 @@ try {
   if (kind === 'diff') {
     const r = await runDiffBench(build, values.quick ? { ...DIFF_DEFAULTS, runs: 2 } : DIFF_DEFAULTS, log);
     report.push('### Diff', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'ui') {
+    const r = await runUiBench(build, values.quick ? UI_QUICK : UI_DEFAULTS, log);
+    report.push('### Web UI', '', r.markdown, '');
     verdicts.push(...r.verdicts);
   }
   report.push('### Targets', '');

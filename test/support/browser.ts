@@ -34,7 +34,7 @@ export const SCREENSHOTS = join(REPO, 'test-output', 'screenshots');
  * (root in a container), no GPU, and none of the background traffic Chromium would otherwise
  * send to Google (component updates, sync, QUIC probes) and wait on.
  */
-const CHROMIUM_ARGS = [
+export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
   '--disable-quic',
