@@ -28,6 +28,7 @@ import type { Test } from 'tap';
 import { REPO, serveCli } from '../cli/run-cli.js';
 import { SCREENSHOTS, chromiumUnavailableReason, saveScreenshot, startBrowser } from './browser.js';
 import { gitUnavailableReason, startGitFixture, type GitFixture } from './git-fixture.js';
+import { git } from './git-repo.js';
 import { testsNeeding } from './requirements.js';
 
 export const UI_FIXTURES = fileURLToPath(new URL('../ui/fixtures/', import.meta.url));
@@ -85,6 +86,11 @@ export interface Ui {
   readonly browser: BrowserContext;
   /** A subtest with a fresh tab (cookies cleared) that fails on any unexpected console or page error. */
   test(t: Test, name: string, body: (t: Test, tab: UiTab) => Promise<void>): Promise<void>;
+  /**
+   * Pushes a commit of the state files of test/ui/fixtures/<folder>/ onto `branch` the way a person
+   * does: a clone over HTTP, a commit, `git push`. Returns the commit id.
+   */
+  push(branch: string, folder: string, message: string): Promise<string>;
   /** POST a JSON body to vexil (the API the UI must agree with); returns status and body. */
   post(path: string, body: unknown, token?: string): Promise<{ status: number; body: any }>;
 }
@@ -92,9 +98,9 @@ export interface Ui {
 /** Starts the Git server, vexil and Chromium for the tests of `t` (all stopped at its teardown). */
 export async function startUi(t: Test, opts: UiOptions = {}): Promise<Ui> {
   if (!existsSync(UI_BUILD)) throw new Error(`${UI_BUILD} is missing: build the UI first (npm run build:ui; npm test does it)`);
-  const git = await startGitFixture(t);
-  const main = await git.repo.commit('main', fixtureFiles('main'), { message: 'Checkout flags' });
-  const feature = await git.repo.commit('feature', fixtureFiles('feature'), { parent: main, message: 'Try Adyen on 60% of everyone' });
+  const repository = await startGitFixture(t, { push: true });
+  const main = await repository.repo.commit('main', fixtureFiles('main'), { message: 'Checkout flags' });
+  const feature = await repository.repo.commit('feature', fixtureFiles('feature'), { parent: main, message: 'Try Adyen on 60% of everyone' });
 
   const dir = mkdtempSync(join(tmpdir(), 'vexil-ui-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -108,7 +114,7 @@ export async function startUi(t: Test, opts: UiOptions = {}): Promise<Ui> {
       'storage:',
       '  type: git',
       '  git:',
-      `    repository: ${git.url}`,
+      `    repository: ${repository.url}`,
       `    cache_dir: ${join(dir, 'cache')}`,
       // The tests refresh through POST /meta/refresh: no poll runs behind their back.
       '    poll_interval: 1h',
@@ -132,12 +138,23 @@ export async function startUi(t: Test, opts: UiOptions = {}): Promise<Ui> {
     return { status: res.status, body: text === '' ? undefined : JSON.parse(text) };
   };
 
+  const push = async (branch: string, folder: string, message: string) => {
+    const work = join(dir, `push-${Date.now()}`);
+    const identity = { GIT_AUTHOR_NAME: 'Grace Hopper', GIT_AUTHOR_EMAIL: 'grace@example.com', GIT_COMMITTER_NAME: 'Grace Hopper', GIT_COMMITTER_EMAIL: 'grace@example.com' };
+    await git(['clone', '-q', '--branch', branch, repository.url, work]);
+    for (const [name, text] of Object.entries(fixtureFiles(folder))) writeFileSync(join(work, name), text);
+    await git(['-C', work, 'commit', '-q', '-am', message], { env: identity });
+    await git(['-C', work, 'push', '-q', 'origin', branch]);
+    return git(['-C', work, 'rev-parse', 'HEAD']);
+  };
+
   return {
     url,
-    git,
+    git: repository,
     main,
     feature,
     browser,
+    push,
     post,
     test: (t, name, body) =>
       t.test(name, async (t) => {
