@@ -14,7 +14,8 @@ import { diffReport } from '../diff/report.js';
 import { VexilError } from '../errors.js';
 import { formatMarkdown } from './diff/format-markdown.js';
 import { formatText } from './diff/format-text.js';
-import { loadFolder, loadRevision, testContexts, UnknownRevisionError, type LoadedSide } from './diff/load-side.js';
+import { testContextsOf } from '../sources/test-contexts.js';
+import { loadFolder, loadRevision, UnknownRevisionError, type LoadedSide } from './diff/load-side.js';
 import { countSummary, formatText as formatProblems } from './format-problems.js';
 import { processIO, type CliIO } from './io.js';
 import { DIFF_USAGE, UsageError } from './usage.js';
@@ -99,7 +100,7 @@ export async function runDiff(args: readonly string[], io: CliIO): Promise<numbe
       const sample = parseContexts(await readFile(path, 'utf8'), v.contexts);
       impactOpts = { sample, source: 'contexts-file', contexts: sample.length };
     } else if (entities > 0) {
-      const contexts = await testContexts(head.files);
+      const contexts = testContextsOf(head.snapshot!);
       impactOpts = { sample: syntheticSample(entities, contexts), source: 'synthetic', contexts: contexts.length };
     }
   } catch (err) {

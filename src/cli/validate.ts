@@ -99,7 +99,7 @@ async function checkFolder(folder: string, cwd: string): Promise<Checked> {
   const rev = (await source.refs()).get(LOCAL_REFERENCE);
   if (rev === undefined) throw new Error(`no state in ${folder}`);
   const fileSet = await source.files(rev);
-  const result = await readState(fileSet, { reference: LOCAL_REFERENCE });
+  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, testContexts: false });
   const texts = new Map<string, () => Promise<string | undefined>>();
   for (const f of fileSet.files) {
     texts.set(displayPath(folder, f.path), async () => new TextDecoder().decode(await f.bytes()));

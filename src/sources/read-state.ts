@@ -12,6 +12,7 @@
 import { INDEX_FILE_NAMES, UNREAD, load, loadIfCached, parseCacheKey, selectStateFiles, type BuildCache, type LoadOptions, type LoadResult, type ParseCache, type StateFile } from '../state/load.js';
 import type { Problem } from '../state/problem.js';
 import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE, FileRefusedError, stateTooLarge, tooLarge } from './file-refused.js';
+import { keepTestContexts, readTestContexts } from './test-contexts.js';
 import type { FileSet, SourceFile } from './types.js';
 
 export interface ReadStateOptions {
@@ -26,6 +27,11 @@ export interface ReadStateOptions {
   readonly maxFileSize?: number;
   /** All state files together over this many bytes: a `state.too-large` problem (default 64 MiB). */
   readonly maxStateSize?: number;
+  /**
+   * Whether an accepted snapshot keeps the contexts of the revision's flag test files, for the
+   * diff's impact preview (test-contexts.ts; default true). Commands that never diff skip reading them.
+   */
+  readonly testContexts?: boolean;
 }
 
 export interface ReadStateResult extends LoadResult {
@@ -131,6 +137,8 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
       loadOptions,
     );
   }
+  // Bounded (test-contexts.ts); a test file never decides whether the state is accepted.
+  if (result.snapshot !== undefined && opts.testContexts !== false) keepTestContexts(result.snapshot, await readTestContexts(fileSet.files));
   const files = selection.paths;
   if (problems.length === 0) return withTexts({ ...result, files });
 

@@ -3,14 +3,16 @@
  * (test support's git server): two branches (a rollout moved 50 → 60, a flag added, a constraint
  * added), a commit id as a reference, the impact preview, the namespace filter, the 400s naming
  * bad parameters, 404 for an unknown reference, the schema, and the management auth rules
- * (no token: 401; namespace-scoped token: 403; unscoped token: 200).
+ * (no token: 401; namespace-scoped token: 403; unscoped token: 200). Then the impact's sample: the
+ * head revision's flag test contexts (broken and oversized test files skipped, the state still
+ * served), the same figures as `vexil diff --repo` on the same repository.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv } from 'ajv';
 import tap from 'tap';
-import { REPO, serveCli } from '../cli/run-cli.js';
+import { REPO, runCli, serveCli } from '../cli/run-cli.js';
 import { createToken } from '../auth/support.js';
 import { gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';
 import { testsNeeding } from '../support/requirements.js';
@@ -120,4 +122,89 @@ t.test('GET /api/v1/diff between two branches of a Git repository', async (t) =>
   t.equal((await api('base=main&head=feature', scoped)).status, 403);
   const unscoped = (await createToken(url, BOOTSTRAP, { name: 'ci' })).clientToken;
   t.equal((await api('base=main&head=feature', unscoped)).status, 200);
+});
+
+/** A flag whose head adds a rule for `plan=enterprise`: only the contexts of a test file reach it. */
+const PRICING = (withEnterpriseRule: boolean) => `version: "1.4"
+namespace: default
+flags:
+  - key: pricing
+    name: Pricing
+    enabled: true
+    variants: [{key: standard}, {key: premium}]
+    rules:${withEnterpriseRule ? '\n      - segment: enterprise\n        distributions: [{variant: premium, rollout: 100}]' : ''}
+      - segment: everyone
+        distributions: [{variant: standard, rollout: 100}]
+segments:
+  - key: everyone
+    name: Everyone
+    match_type: ALL_MATCH_TYPE
+  - key: enterprise
+    name: Enterprise
+    match_type: ALL_MATCH_TYPE
+    constraints:
+      - {type: STRING_COMPARISON_TYPE, property: plan, operator: eq, value: enterprise}
+`;
+
+const PRICING_TESTS = `tests:
+  - name: enterprise customers get premium
+    flag: pricing
+    entity: acme
+    context: {plan: enterprise}
+    expect: {variant: premium}
+  - name: free customers get standard
+    flag: pricing
+    entity: someone
+    context: {plan: free}
+    expect: {variant: standard}
+  - name: the same context again counts once
+    flag: pricing
+    entity: acme-2
+    context: {plan: enterprise}
+    expect: {variant: premium}
+`;
+
+t.test('the API impact samples the head revision\'s flag test contexts, as `vexil diff --repo` does', async (t) => {
+  const g = await startGitFixture(t);
+  const baseCommit = await g.repo.commit('main', { 'features.yml': PRICING(false) });
+  await g.repo.commit(
+    'feature',
+    {
+      'features.yml': PRICING(true),
+      'pricing.test.yml': PRICING_TESTS,
+      // Broken test files do not reject the state; they add no context.
+      'broken.test.yml': 'tests: [ {flag: pricing, context: {plan: "unclosed\n',
+      'wrong-shape.test.yml': 'tests: {not: a list}\n',
+      // ~1 MB: a context too large to keep (over 16 KiB), skipped whole.
+      'huge.test.yml': `tests:\n  - {flag: pricing, entity: x, context: {plan: "${'x'.repeat(1_000_000)}"}, expect: {match: false}}\n`,
+    },
+    { parent: baseCommit },
+  );
+  const dir = mkdtempSync(join(tmpdir(), 'vexil-diff-api-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const config = join(dir, 'vexil.yml');
+  writeFileSync(
+    config,
+    ['server: { host: 127.0.0.1, http_port: 0 }', 'log: { level: info, encoding: json }', `data_dir: ${join(dir, 'data')}`, 'storage:', '  type: git', '  git:', `    repository: ${g.url}`, `    cache_dir: ${join(dir, 'cache')}`, '    poll_interval: 1h', ''].join('\n'),
+  );
+  const { listening } = await serveCli(t, ['serve', '--config', config]);
+  const url = String(listening.url);
+
+  const r = await get(`${url}/api/v1/diff?base=main&head=feature&impact=1000`);
+  t.equal(r.status, 200, JSON.stringify(r.body));
+  t.ok(validate(r.body), JSON.stringify(validate.errors));
+  t.same(r.body.impact.sample, { source: 'synthetic', entities: 1000, contexts: 2 }, 'the two distinct contexts of the test files');
+  t.same(r.body.impact.flags, [
+    { namespace: 'default', flag: 'pricing', evaluated: 1000, changed: 500, ratio: 0.5, transitions: [{ from: 'standard', to: 'premium', count: 500 }] },
+  ], 'every entity given the plan=enterprise context moves');
+
+  // The base has no test file: a diff the other way round samples the empty context, and nothing moves.
+  const back = await get(`${url}/api/v1/diff?base=feature&head=main&impact=1000`);
+  t.same(back.body.impact.sample, { source: 'synthetic', entities: 1000, contexts: 0 });
+  t.same(back.body.impact.flags.map((f: { changed: number }) => f.changed), [0]);
+
+  // `vexil diff --repo` on the same repository: the same sample, the same figures.
+  const cli = await runCli(['diff', '--repo', g.repo.gitdir, 'main', 'feature', '--format', 'json', '--impact', '1000']);
+  t.equal(cli.code, 0, cli.stderr);
+  t.same((JSON.parse(cli.stdout) as { impact: unknown }).impact, r.body.impact);
 });

@@ -1,9 +1,9 @@
 /**
  * One side of `vexil diff`: a state folder (read as `vexil serve` reads a local folder), or a
  * revision of a local Git repository (read through the git backend's path source, as the server
- * reads a repository: objects straight from the object database, no work tree). Also gathers the
- * contexts of the side's flag test files (`*.test.yml`, the index's `tests:` section) for the
- * impact sample.
+ * reads a repository: objects straight from the object database, no work tree). readState keeps
+ * the contexts of the side's flag test files with its snapshot (sources/test-contexts.ts), as it
+ * does for the server's snapshots, so `vexil diff` and the API sample the same contexts.
  */
 import { join } from 'node:path';
 import { existsSync } from 'node:fs';
@@ -14,7 +14,6 @@ import { readState } from '../../sources/read-state.js';
 import type { SourceFile } from '../../sources/types.js';
 import type { Snapshot } from '../../state/model.js';
 import type { Problem } from '../../state/problem.js';
-import { readTestFile } from '../flag-tests/read-test-file.js';
 import { loadLocalState } from '../local-state.js';
 
 export interface LoadedSide {
@@ -66,28 +65,4 @@ export async function loadRevision(repoPath: string, name: string, directory?: s
   const result = await readState(fileSet, { reference: name, revision: commit });
   const problems = result.problems.map((p) => ({ ...p, file: `${name}:${p.file}` }));
   return { name, ...(result.snapshot ? { snapshot: result.snapshot } : {}), problems, files: fileSet.files };
-}
-
-const TEST_FILE = /(^|\/)[^/]*\.test\.ya?ml$/;
-const INDEX_WITH_TESTS = '.vexil.yml';
-/** Bounds what test files may add to the sample (a context per case at most). */
-const MAX_TEST_CONTEXTS = 1000;
-
-/** The distinct contexts of the side's flag test cases (files that do not read are skipped: `vexil test` reports them). */
-export async function testContexts(files: readonly SourceFile[]): Promise<Record<string, string>[]> {
-  const seen = new Map<string, Record<string, string>>();
-  for (const f of files) {
-    if (!TEST_FILE.test(f.path) && f.path !== INDEX_WITH_TESTS) continue;
-    let text: string;
-    try {
-      text = new TextDecoder().decode(await f.bytes());
-    } catch {
-      continue;
-    }
-    for (const c of readTestFile(f.path, text, { section: f.path === INDEX_WITH_TESTS }).cases) {
-      const key = JSON.stringify(Object.entries(c.context).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-      if (!seen.has(key) && seen.size < MAX_TEST_CONTEXTS) seen.set(key, { ...c.context });
-    }
-  }
-  return [...seen.values()];
 }

@@ -1,13 +1,16 @@
 /**
  * `GET /api/v1/diff?base=<ref>&head=<ref>[&namespace=NS][&impact=N]`: the semantic diff of two
  * references the store can build (branches, tags, full commit ids), with the impact preview over
- * N synthetic entities (empty context) when `impact` is given. The body follows
+ * N synthetic entities when `impact` is given: entity ids `entity-1`... each given in turn one of
+ * the contexts of the head's flag test files (kept with the snapshot, sources/test-contexts.ts;
+ * the empty context when it has none), the sample `vexil diff` takes by default. The body follows
  * schemas/diff.schema.json. Auth: the management section, unscoped tokens only (auth/scope.ts).
  */
 import type Router from '@koa/router';
 import { MAX_IMPACT_ENTITIES, syntheticSample } from '../../diff/impact.js';
 import { diffReport } from '../../diff/report.js';
 import { invalidArgument } from '../../errors.js';
+import { testContextsOf } from '../../sources/test-contexts.js';
 import type { SnapshotStore } from '../../store/types.js';
 import type { AppState } from '../context.js';
 import { sendJson } from '../respond.js';
@@ -33,9 +36,10 @@ export function registerDiffRoutes(router: Router<AppState>, deps: { store: Snap
     // The store answers NotFound naming the reference it cannot build.
     const [b, h] = await Promise.all([deps.store.resolve(base), deps.store.resolve(head)]);
     ctx.state.snapshot = h;
+    const contexts = testContextsOf(h);
     const report = diffReport(b, h, {
       ...(namespace !== undefined && namespace !== '' ? { namespace } : {}),
-      ...(entities !== undefined && entities > 0 ? { impact: { sample: syntheticSample(entities, []), source: 'synthetic', contexts: 0 } } : {}),
+      ...(entities !== undefined && entities > 0 ? { impact: { sample: syntheticSample(entities, contexts), source: 'synthetic', contexts: contexts.length } } : {}),
     });
     sendJson(ctx, report);
   });
