@@ -9,18 +9,18 @@
  *
  * Instead the decision procedure of the interpreter (variant.ts interpretVariant, boolean.ts
  * interpretBoolean: rules / rollouts in rank order over the compiled flag, first match decides) runs
- * here with one addition: the match of a segment set that reads no entity id depends on the context
- * alone, so it is computed once per distinct context (equal contexts share an id, see prepareSample)
- * and remembered. What stays per entity is the bucketing hash of the rule or threshold that decides.
- * This code is shared by every flag, so V8 optimizes it once, during the first flag.
+ * here with one addition: what a segment's constraints on the context answer depends on the context
+ * alone, so it is computed once per distinct context (equal contexts share a number, see
+ * prepareSample) and remembered, for every flag using that segment. What stays per entry is the
+ * constraints on the entity id and the bucketing hash of the rule or threshold that decides. This
+ * code is shared by every flag, so V8 optimizes it once, during the first flag.
  *
  * The outcomes equal those of runVariant / runBoolean entry by entry (test/diff/outcomes.test.ts
  * compares them over random states). An outcome is a variant key (`(none)` when the flag returns
  * none) or `true` / `false`.
  */
-import type { CompiledSegmentSet } from '../evaluation/compile.js';
-import { ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD } from '../evaluation/compile.js';
-import { matchSegmentSet } from '../evaluation/constraints.js';
+import { ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD, type CompiledConstraint, type CompiledSegment, type CompiledSegmentSet } from '../evaluation/compile.js';
+import { matchConstraint, matchSegment, matchSegmentSet } from '../evaluation/constraints.js';
 import { decideRule } from '../evaluation/decide.js';
 import { thresholdValue } from '../evaluation/hash.js';
 import type { Flag } from '../state/model.js';
@@ -32,6 +32,8 @@ export interface PreparedSample {
   /** contextIds[i]: the number of entries[i].context, 0 .. distinctContexts - 1. */
   readonly contextIds: Int32Array;
   readonly distinctContexts: number;
+  /** How each compiled segment met so far is matched, with what it remembered (filled by sampleOutcomes). */
+  readonly plans: Map<CompiledSegment, SegmentPlan>;
 }
 
 /**
@@ -58,7 +60,7 @@ export function prepareSample(entries: readonly SampleContext[]): PreparedSample
     }
     contextIds[i] = id;
   }
-  return { entries, contextIds, distinctContexts: next };
+  return { entries, contextIds, distinctContexts: next, plans: new Map() };
 }
 
 /** A string naming the context's content, or null for an object of another prototype (never grouped). */
@@ -76,23 +78,70 @@ function contentKey(ctx: Readonly<Record<string, string>>): string | null {
 }
 
 /**
- * Per segment set: its match by context number, filled as contexts are met (`undefined`: not yet
- * computed; null: no match), or null when the set reads the entity id (then it is matched per entry)
- * or holds an unknown constraint type (matchSegmentSet throws, as the evaluators do).
+ * How one compiled segment is matched over the sample: the part of it that reads the context only
+ * is computed once per distinct context and remembered (0: not yet, 1: no match, 2: match); the
+ * constraints on the entity id, if any, are checked per entry. Compiled segments are shared by the
+ * flags of a snapshot, so what one flag remembers serves the others.
  */
-type MatchMemo = Array<readonly string[] | null | undefined> | null;
-
-function memoFor(set: CompiledSegmentSet, contexts: number): MatchMemo {
-  if (set.unknownType) return null;
-  for (const s of set.segments) for (const c of s.constraints) if (c.entity) return null;
-  return new Array<readonly string[] | null | undefined>(contexts);
+interface SegmentPlan {
+  readonly segment: CompiledSegment;
+  /** ALL (else ANY). */
+  readonly all: boolean;
+  /** The context part as a segment of its own (same match type), or null when the whole segment reads the context only. */
+  readonly contextPart: CompiledSegment | null;
+  /** The constraints on the entity id. */
+  readonly entity: readonly CompiledConstraint[];
+  readonly memo: Int8Array;
 }
 
-function match(set: CompiledSegmentSet, memo: MatchMemo, id: number, s: SampleContext): readonly string[] | null {
-  if (memo === null) return matchSegmentSet(set, s.entityId, s.context);
-  let keys = memo[id];
-  if (keys === undefined) keys = memo[id] = matchSegmentSet(set, s.entityId, s.context);
-  return keys;
+function planFor(segment: CompiledSegment, sample: PreparedSample): SegmentPlan {
+  let plan = sample.plans.get(segment);
+  if (plan === undefined) {
+    const entity = segment.constraints.filter((c) => c.entity);
+    const contextPart = entity.length === 0 ? null : { ...segment, constraints: segment.constraints.filter((c) => !c.entity) };
+    plan = { segment, all: segment.all, contextPart, entity, memo: new Int8Array(sample.distinctContexts) };
+    sample.plans.set(segment, plan);
+  }
+  return plan;
+}
+
+/** matchSegment's answer for entry `s` (context number `id`). */
+function segmentMatches(plan: SegmentPlan, id: number, s: SampleContext): boolean {
+  let m = plan.memo[id]!;
+  if (m === 0) {
+    const part = plan.contextPart;
+    // A segment without constraints matches (matchSegment); the context part of a segment that has
+    // some on the entity id is "all of nothing" (true) for ALL and "any of nothing" (false) for ANY.
+    const matched = part === null ? matchSegment(plan.segment, s.entityId, s.context) : part.constraints.length === 0 ? plan.all : matchSegment(part, s.entityId, s.context);
+    m = plan.memo[id] = matched ? 2 : 1;
+  }
+  const contextMatched = m === 2;
+  const entity = plan.entity;
+  if (entity.length === 0) return contextMatched;
+  if (plan.all) {
+    if (!contextMatched) return false;
+    for (let i = 0; i < entity.length; i++) if (!matchConstraint(entity[i]!, s.entityId, s.context)) return false;
+    return true;
+  }
+  if (contextMatched) return true;
+  for (let i = 0; i < entity.length; i++) if (matchConstraint(entity[i]!, s.entityId, s.context)) return true;
+  return false;
+}
+
+/**
+ * Whether matchSegmentSet would find a match (AND: every segment, the empty set included; OR: at
+ * least one). Which segments matched does not change an outcome (decideRule answers the same
+ * variant for a partial OR match; a matched segment rollout answers its value), so only whether.
+ */
+function setMatches(set: CompiledSegmentSet, plans: readonly SegmentPlan[], id: number, s: SampleContext): boolean {
+  // An unknown constraint type: matchSegmentSet throws exactly as the evaluators do.
+  if (set.unknownType) return matchSegmentSet(set, s.entityId, s.context) !== null;
+  if (set.and) {
+    for (let i = 0; i < plans.length; i++) if (!segmentMatches(plans[i]!, id, s)) return false;
+    return true;
+  }
+  for (let i = 0; i < plans.length; i++) if (segmentMatches(plans[i]!, id, s)) return true;
+  return false;
 }
 
 export function sampleOutcomes(flag: Flag, sample: PreparedSample): string[] {
@@ -104,16 +153,15 @@ export function sampleOutcomes(flag: Flag, sample: PreparedSample): string[] {
     const v = c.variant;
     if (!c.enabled) return out.fill(outcomeOfVariant(v.disabled.variantKey));
     const rules = v.rules;
-    const memos = rules.map((r) => memoFor(r, sample.distinctContexts));
+    const plans = rules.map((r) => r.segments.map((seg) => planFor(seg, sample)));
     const noMatch = outcomeOfVariant(v.noMatch!.variantKey);
     for (let i = 0; i < entries.length; i++) {
       const s = entries[i]!;
       let o = noMatch;
       for (let r = 0; r < rules.length; r++) {
         const rule = rules[r]!;
-        const keys = match(rule, memos[r]!, ids[i]!, s);
-        if (keys !== null) {
-          o = outcomeOfVariant(decideRule(c, v, rule, s.entityId, keys).variantKey);
+        if (setMatches(rule, plans[r]!, ids[i]!, s)) {
+          o = outcomeOfVariant(decideRule(c, v, rule, s.entityId, rule.allKeys).variantKey);
           break;
         }
       }
@@ -123,7 +171,7 @@ export function sampleOutcomes(flag: Flag, sample: PreparedSample): string[] {
   }
   const b = c.boolean!;
   const rollouts = b.rollouts;
-  const memos = rollouts.map((r) => (r.kind === ROLLOUT_SEGMENT ? memoFor(r, sample.distinctContexts) : null));
+  const plans = rollouts.map((r) => r.segments.map((seg) => planFor(seg, sample)));
   const fallThrough = b.fallThrough.enabled ? 'true' : 'false';
   for (let i = 0; i < entries.length; i++) {
     const s = entries[i]!;
@@ -138,8 +186,7 @@ export function sampleOutcomes(flag: Flag, sample: PreparedSample): string[] {
           break;
         }
       } else if (rollout.kind === ROLLOUT_SEGMENT) {
-        // A matched segment rollout answers its value whichever of its segments matched.
-        if (match(rollout, memos[r]!, ids[i]!, s) !== null) {
+        if (setMatches(rollout, plans[r]!, ids[i]!, s)) {
           o = rollout.value ? 'true' : 'false';
           break;
         }
