@@ -33,7 +33,7 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS } from '../test/support/browser.js';
+import { CHROMIUM, CHROMIUM_ARGS, chromiumUnavailableReason } from '../test/support/browser.js';
 import { generateState } from '../test/support/generate-state.js';
 import { REPO, type BenchBuild } from './build.js';
 import { sleep, startVexil, stop, waitFor } from './http-harness.js';
@@ -280,6 +280,8 @@ const flagsRequest = (s: LoadSample) => resource(s, '/flags?');
 // ---------------------------------------------------------------- the benchmark
 
 export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (s: string) => void): Promise<{ markdown: string; verdicts: Verdicts }> {
+  const missing = chromiumUnavailableReason();
+  if (missing !== undefined) throw new Error(`npm run bench -- ui needs Chromium: ${missing}`);
   const ui = buildUi(build, log);
   const uiBytes = ui.files.reduce((n, f) => n + f.bytes, 0);
   log(`  built in ${(ui.buildMs / 1000).toFixed(1)} s: ${ui.files.map((f) => `${f.name} ${fmtInt(f.bytes)} B (gzip ${fmtInt(f.gzipBytes)} B)`).join(', ')}`);
