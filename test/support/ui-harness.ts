@@ -40,6 +40,14 @@ const WAIT_MS = 20_000;
 
 type Root = Pick<Test, 'test' | 'fail' | 'skip'>;
 
+/**
+ * A pattern matching `text` whatever the whitespace between its words (innerText puts line breaks
+ * between blocks, and none around visually hidden labels): `Rule 1 decided: segment eu`.
+ */
+export function words(text: string): RegExp {
+  return new RegExp(text.trim().replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\s+/g, '\\s*'));
+}
+
 /** The root to declare a UI test file's tests on: skipped without Chromium or git (failed under CI). */
 export function uiTests<T extends Root>(root: T): T {
   return testsNeeding(root, 'chromium and git', chromiumUnavailableReason() ?? gitUnavailableReason());
