@@ -6,7 +6,7 @@
  * `catalog` namespace); the reference switcher (a built branch from the list, a commit id typed in);
  * a variant flag (variants, attachment, metadata, rules with distributions, on both branches) and a
  * boolean flag (rollouts); the segments and a segment (constraints in words, the flags using it);
- * the flags list and a flag at 375 px wide; the dark theme. Every page: no console error, axe-core clean, a screenshot.
+ * keyboard navigation; the flags list and a flag at 375 px wide; the dark theme. Every page: no console error, axe-core clean, a screenshot.
  */
 import tap from 'tap';
 import { startUi, uiTests } from '../support/ui-harness.js';
@@ -198,6 +198,38 @@ t.test('browse the flag state of a Git repository', async (t) => {
     await page.emulateMedia({ colorScheme: 'dark' });
     t.equal(await page.evaluate("matchMedia('(prefers-color-scheme: dark)').matches"), true);
     await tab.checkpoint(t, 'ui-flag-dark'); // axe checks the contrast of the dark theme too
+  });
+
+  await ui.test(t, 'keyboard only: from the page heading to the search field and into a flag; the skip link', async (t, tab) => {
+    const { page } = tab;
+    const focused = () => page.evaluate<string>("(document.activeElement?.id || document.activeElement?.textContent || '').trim()");
+    await tab.open('/ui/namespaces/default/flags');
+    await tab.waitText(/Showing 1–3 of 3 flags/);
+    t.equal(await focused(), 'Flags in default', 'the page starts with its heading focused');
+    await page.keyboard.press('Tab');
+    t.equal(await focused(), 'flag-search', 'the next stop is the search field');
+    await page.keyboard.type('rewritten');
+    await tab.waitText(/Showing 1–1 of 1 flags/);
+    const stops: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      await page.keyboard.press('Tab');
+      stops.push(await focused());
+    }
+    t.same(stops, ['flag-type', 'flag-enabled', 'new-checkout'], 'then the filters and the one flag left, in reading order');
+    await page.keyboard.press('Enter');
+    await tab.waitText(/^New checkout$/m);
+    t.equal(await focused(), 'New checkout', 'after the navigation, focus is on the new page heading');
+
+    // Backwards from the heading to the top of the document: the header in reading order, the skip link first.
+    const back: string[] = [];
+    while (back.length < 20 && back[0] !== 'Skip to content') {
+      await page.keyboard.press('Shift+Tab');
+      back.unshift(await focused());
+    }
+    t.same(back, ['Skip to content', 'vexil', 'Flags', 'Console', 'Diff', 'Status', 'ref-select', 'ref-typed', 'Go', 'Namespaces', 'Flags', 'Segments'], 'the focus order');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    t.equal(await focused(), 'Namespaces', 'after skipping, the first stop is in the page');
   });
 
   await ui.test(t, 'at 375 px wide the flags list does not scroll sideways', async (t, tab) => {
