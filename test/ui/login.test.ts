@@ -3,6 +3,7 @@
  * `vexil serve` offering the token method (bootstrap token from the config) and OIDC against a
  * real `oidc-provider` on loopback: `/` leads to the login page; a wrong token shows an error; the
  * pasted token shows the flags (never put in an address) and logging out returns to the login page;
+ * a token expired while signed in sends the next request back to the login page;
  * the "Sign in with test" button runs the provider's login in the browser and lands back on the UI
  * signed in with the session cookie, and logging out ends that session on the server.
  */
@@ -106,6 +107,26 @@ t.test('login to the UI with a static token and with OIDC', async (t) => {
       [],
       'the token never appears in an address',
     );
+  });
+
+  await ui.test(t, 'a token expired while signed in: the next request leads back to the login page', async (t, tab) => {
+    const { page } = tab;
+    tab.allowError(UNAUTHORIZED);
+    const created = await ui.post('/auth/v1/method/token', { name: 'ui-short-lived' }, TOKEN);
+    t.equal(created.status, 200);
+    const token: string = created.body.clientToken;
+    await tab.open('/ui/login');
+    await page.getByLabel('Client token').fill(token);
+    await page.getByRole('button', { name: 'Sign in with token' }).click();
+    await tab.waitText(/Catalog/);
+
+    const expired = await fetch(`${vexil}/auth/v1/self/expire`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    t.equal(expired.status, 200, 'the token is expired on the server');
+    await page.getByRole('link', { name: 'Catalog' }).first().click();
+    await tab.waitText(/Sign in with token/);
+    const at = new URL(page.url());
+    t.same([at.pathname, at.searchParams.get('next')], ['/ui/login', '/ui/namespaces/catalog/flags'], 'the login page, ready to return where the person was going');
+    t.equal(await page.evaluate('sessionStorage.length'), 0, 'the dead token is forgotten');
   });
 
   await ui.test(t, 'OIDC: the provider button signs in through the provider and back; logout ends the session', async (t, tab) => {
