@@ -8,10 +8,19 @@
  * boolean flag (rollouts); the segments and a segment (constraints in words, the flags using it);
  * keyboard navigation; the flags list and a flag at 375 px wide; the dark theme. Every page: no console error, axe-core clean, a screenshot.
  */
-import tap from 'tap';
-import { startUi, uiTests } from '../support/ui-harness.js';
+import tap, { type Test } from 'tap';
+import { startUi, uiTests, type UiTab } from '../support/ui-harness.js';
 
 const t = uiTests(tap);
+
+/** Opens `path` 375 px wide (a phone) and checks nothing needs a sideways scroll. */
+async function atPhoneWidth(t: Test, tab: UiTab, path: string, ready: RegExp): Promise<void> {
+  await tab.page.setViewportSize({ width: 375, height: 740 });
+  await tab.open(path);
+  await tab.waitText(ready);
+  const width = await tab.scrollWidth();
+  t.ok(width <= 375, `no horizontal scroll at 375 px (scrollWidth ${width})`);
+}
 
 /** The keys in the flags table, in order. */
 const rowKeys = (text: string) => [...text.matchAll(/^(\S+-flag-\d+|[a-z]+(?:-[a-z]+)+)\t/gm)].map((m) => m[1]);
@@ -187,11 +196,7 @@ t.test('browse the flag state of a Git repository', async (t) => {
 
   await ui.test(t, 'at 375 px wide the flag page does not scroll sideways; the dark theme', async (t, tab) => {
     const { page } = tab;
-    await page.setViewportSize({ width: 375, height: 740 });
-    await tab.open('/ui/namespaces/default/flags/payment-provider');
-    await tab.waitText(/Rule 2/);
-    const width = await tab.scrollWidth();
-    t.ok(width <= 375, `no horizontal scroll (scrollWidth ${width})`);
+    await atPhoneWidth(t, tab, '/ui/namespaces/default/flags/payment-provider', /Rule 2/);
     await tab.checkpoint(t, 'ui-flag-375');
 
     await page.setViewportSize({ width: 800, height: 480 });
@@ -233,12 +238,7 @@ t.test('browse the flag state of a Git repository', async (t) => {
   });
 
   await ui.test(t, 'at 375 px wide the flags list does not scroll sideways', async (t, tab) => {
-    const { page } = tab;
-    await page.setViewportSize({ width: 375, height: 740 });
-    await tab.open('/ui/namespaces/catalog/flags');
-    await tab.waitText(/Showing 1–50 of 60 flags/);
-    const width = await tab.scrollWidth();
-    t.ok(width <= 375, `no horizontal scroll (scrollWidth ${width})`);
+    await atPhoneWidth(t, tab, '/ui/namespaces/catalog/flags', /Showing 1–50 of 60 flags/);
     await tab.checkpoint(t, 'ui-flags-375');
   });
 });

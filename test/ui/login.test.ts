@@ -7,6 +7,7 @@
  * the "Sign in with test" button runs the provider's login in the browser and lands back on the UI
  * signed in with the session cookie, and logging out ends that session on the server.
  */
+import type { Page } from 'playwright-core';
 import tap from 'tap';
 import { startOidcProvider } from '../support/oidc-provider.js';
 import { freePort } from '../support/throwaway-db.js';
@@ -19,6 +20,12 @@ const CLIENT_ID = 'vexil-ui';
 const CLIENT_SECRET = 'ui-oidc-client-secret-7c21';
 /** The browser's line for an answer the test provokes: 401 before signing in, or for a wrong token. */
 const UNAUTHORIZED = /Failed to load resource: the server responded with a status of 401/;
+
+/** Pastes a token on the login page and submits it. */
+async function signInWithToken(page: Page, token: string): Promise<void> {
+  await page.getByLabel('Client token').fill(token);
+  await page.getByRole('button', { name: 'Sign in with token' }).click();
+}
 
 t.test('login to the UI with a static token and with OIDC', async (t) => {
   // vexil's own address is in the provider's client registration: pick its port first.
@@ -69,8 +76,7 @@ t.test('login to the UI with a static token and with OIDC', async (t) => {
   await ui.test(t, 'a wrong token shows an error and stays on the login page', async (t, tab) => {
     tab.allowError(UNAUTHORIZED);
     await tab.open('/ui/login');
-    await tab.page.getByLabel('Client token').fill('not-a-token');
-    await tab.page.getByRole('button', { name: 'Sign in with token' }).click();
+    await signInWithToken(tab.page, 'not-a-token');
     const text = await tab.waitText(/refused/);
     t.match(text, /Error 401: this token was refused \(unknown, expired or revoked\)/);
     t.match(new URL(tab.page.url()).pathname, '/ui/login');
@@ -85,8 +91,7 @@ t.test('login to the UI with a static token and with OIDC', async (t) => {
     await tab.open('/ui/namespaces/default/flags');
     await tab.waitText(/Sign in with token/);
     t.equal(new URL(page.url()).searchParams.get('next'), '/ui/namespaces/default/flags', 'the login page knows where to return');
-    await page.getByLabel('Client token').fill(TOKEN);
-    await page.getByRole('button', { name: 'Sign in with token' }).click();
+    await signInWithToken(page, TOKEN);
     const text = await tab.waitText(/Showing 1–3 of 3 flags/);
     t.match(text, /payment-provider\tPayment provider\tvariant\tenabled/);
     t.match(new URL(page.url()).pathname, '/ui/namespaces/default/flags');
@@ -116,8 +121,7 @@ t.test('login to the UI with a static token and with OIDC', async (t) => {
     t.equal(created.status, 200);
     const token: string = created.body.clientToken;
     await tab.open('/ui/login');
-    await page.getByLabel('Client token').fill(token);
-    await page.getByRole('button', { name: 'Sign in with token' }).click();
+    await signInWithToken(page, token);
     await tab.waitText(/Catalog/);
 
     const expired = await fetch(`${vexil}/auth/v1/self/expire`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
