@@ -151,7 +151,8 @@ export async function startUi(t: Test, opts: UiOptions = {}): Promise<Ui> {
     const identity = { GIT_AUTHOR_NAME: 'Grace Hopper', GIT_AUTHOR_EMAIL: 'grace@example.com', GIT_COMMITTER_NAME: 'Grace Hopper', GIT_COMMITTER_EMAIL: 'grace@example.com' };
     await git(['clone', '-q', '--branch', branch, repository.url, work]);
     for (const [name, text] of Object.entries(fixtureFiles(folder))) writeFileSync(join(work, name), text);
-    await git(['-C', work, 'commit', '-q', '-am', message], { env: identity });
+    await git(['-C', work, 'add', '--all']); // in the throwaway clone: new and changed state files
+    await git(['-C', work, 'commit', '-q', '-m', message], { env: identity });
     await git(['-C', work, 'push', '-q', 'origin', branch]);
     return git(['-C', work, 'rev-parse', 'HEAD']);
   };
