@@ -2,7 +2,9 @@
  * A real OpenID provider on loopback (npm `oidc-provider`, testing-recipes §4): discovery, JWKS,
  * the authorization code flow with optional or required PKCE, RS256 ID tokens carrying email,
  * email_verified, name and picture (conformIdTokenClaims off, as Flipt-style relying parties read
- * ID token claims only). Logins need no form: the interaction auto-logs in `nextLogin`.
+ * ID token claims only). Logins need no form: the interaction auto-logs in `nextLogin`; with
+ * `loginForm` the provider shows a sign-in form instead (for a browser to fill), and logs in the
+ * account typed in it.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +28,22 @@ export interface OidcProviderOptions {
   accounts: Record<string, Account>;
   /** ID token lifetime in seconds (default 600). */
   idTokenTtl?: number;
+  /** Show a sign-in form (account field, "Sign in" button) instead of logging in `nextLogin` by itself. */
+  loginForm?: boolean;
+}
+
+/** The provider's sign-in page for a browser: posts the account to the same interaction address. */
+function loginFormPage(uid: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Test provider sign-in</title><link rel="icon" href="data:,"></head><body><main>
+<h1>Test provider</h1><form method="post" action="/interaction/${encodeURIComponent(uid)}">
+<label for="account">Account</label> <input id="account" name="account" autocomplete="username">
+<button type="submit">Sign in</button></form></main></body></html>`;
+}
+
+async function formField(req: http.IncomingMessage, name: string): Promise<string> {
+  let body = '';
+  for await (const chunk of req) body += String(chunk);
+  return new URLSearchParams(body).get(name) ?? '';
 }
 
 export interface TestOidcProvider {
@@ -89,7 +107,16 @@ export async function startOidcProvider(opts: OidcProviderOptions): Promise<Test
     }
     void (async () => {
       const details = await provider.interactionDetails(req, res);
-      const result = details.prompt.name === 'login' ? { login: { accountId: state.nextLogin } } : {};
+      let accountId = state.nextLogin;
+      if (opts.loginForm && details.prompt.name === 'login') {
+        if (req.method !== 'POST') {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          res.end(loginFormPage(details.uid));
+          return;
+        }
+        accountId = await formField(req, 'account');
+      }
+      const result = details.prompt.name === 'login' ? { login: { accountId } } : {};
       await provider.interactionFinished(req, res, result, { mergeWithLastSubmission: false });
     })().catch(() => {
       res.statusCode = 500;

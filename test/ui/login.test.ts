@@ -4,7 +4,7 @@
  * real `oidc-provider` on loopback: `/` leads to the login page; a wrong token shows an error; the
  * pasted token shows the flags (never put in an address) and logging out returns to the login page;
  * a token expired while signed in sends the next request back to the login page;
- * the "Sign in with test" button runs the provider's login in the browser and lands back on the UI
+ * the "Sign in with test" button leads to the provider's sign-in form, filled in the browser, and back to the UI
  * signed in with the session cookie, and logging out ends that session on the server.
  */
 import type { Page } from 'playwright-core';
@@ -37,6 +37,7 @@ t.test('login to the UI with a static token and with OIDC', async (t) => {
     redirectUri: `${vexil}/auth/v1/method/oidc/test/callback`,
     requirePkce: true,
     accounts: { alice: { email: 'alice@example.test', email_verified: true, name: 'Alice' } },
+    loginForm: true,
   });
   t.teardown(() => provider.close());
   const ui = await startUi(t, {
@@ -143,8 +144,12 @@ t.test('login to the UI with a static token and with OIDC', async (t) => {
     await tab.open('/');
     await tab.waitText(/Sign in with test/);
     await page.getByRole('button', { name: 'Sign in with test' }).click();
-    // The provider logs alice in (the test provider's interaction needs no form) and sends the
-    // browser back to vexil's callback, which sets the session cookie and redirects to the UI.
+    // The provider's own sign-in form; then it sends the browser back to vexil's callback, which
+    // sets the session cookie and redirects to the UI.
+    await page.getByRole('heading', { name: 'Test provider' }).waitFor();
+    t.equal(new URL(page.url()).origin, provider.issuer, 'at the provider');
+    await page.getByLabel('Account').fill('alice');
+    await page.getByRole('button', { name: 'Sign in' }).click();
     const text = await tab.waitText(/Catalog/);
     t.match(text, /^Namespaces$/m);
     t.ok(visited.includes(provider.issuer), 'the browser went through the provider');
