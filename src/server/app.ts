@@ -13,6 +13,7 @@ import type { SnapshotStore } from '../store/types.js';
 import { VERSION } from '../version.js';
 import { checkPathEncoding, parseQueryString } from '../http/url.js';
 import type { AppState } from './context.js';
+import { compressLargeReads } from './compress.js';
 import { corsMiddleware, createCorsPolicy } from './cors.js';
 import { errorMiddleware } from './errors.js';
 import { createHealth, type Health } from './health.js';
@@ -129,6 +130,7 @@ export function createApp(deps: AppDeps): VexilApp {
   }
   if (ui) app.use(uiMiddleware(ui));
   app.use(translateUnrouted);
+  app.use(compressLargeReads());
   app.use(router.routes());
   app.use(router.allowedMethods());
 
