@@ -2,7 +2,7 @@
  * The application shell: header (brand, navigation, reference switcher, logout) on every page,
  * and the page the address names. Everything shown comes from vexil's public HTTP API.
  */
-import { useCallback, useEffect, useState } from 'preact/hooks';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, setUnauthenticatedHandler } from './api.js';
 import { ReferenceSwitcher } from './components/reference-switcher.js';
 import { AppContext, type AppContextValue } from './context.js';
@@ -108,8 +108,14 @@ export function App() {
       .then(setSession, () => setSession(undefined));
   }, [isLogin]);
 
+  const firstAddress = useRef(true);
   useEffect(() => {
-    // Focus the page's heading after client-side navigation, as a page load would for a screen reader.
+    // Focus the page's heading after client-side navigation, as a page load would for a screen
+    // reader. Not on the first load itself: there the first Tab belongs to the skip link.
+    if (firstAddress.current) {
+      firstAddress.current = false;
+      return;
+    }
     const h = document.querySelector<HTMLElement>('main h1');
     if (h && document.activeElement === document.body) h.focus({ preventScroll: true });
   }, [loc.href]);

@@ -2,7 +2,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { FIXTURES, tempState } from '../store/temp-state.js';
-import { runCli } from './run-cli.js';
+import { runCli, spawnCli } from './run-cli.js';
 
 const LOCATION = /^(.+):(\d+):(\d+): (error|warning) ([a-z0-9.-]+): (.+)$/;
 
@@ -115,4 +115,15 @@ t.test('an index glob that backtracks exponentially in a regex engine, against a
   const r = await runCli(['validate', dir]);
   t.equal(r.code, 0, r.stdout + r.stderr);
   t.equal(r.stdout, 'OK: 1 state file, 0 errors, 0 warnings\n', 'the long path is matched (and left out) like any other');
+});
+
+t.test('a reader that goes away (`| head`) ends the command quietly, not with an EPIPE crash', async (t) => {
+  const child = spawnCli(['validate', '--format', 'json', 'examples']);
+  // Close the pipe before the command writes anything: its first write meets a closed pipe.
+  child.stdout!.destroy();
+  let stderr = '';
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve) => child.on('close', (c) => resolve(c)));
+  t.equal(code, 0, 'the exit status of the command (valid state)');
+  t.notMatch(stderr, /EPIPE|Unhandled|Error:/, 'no crash on stderr');
 });
