@@ -1,6 +1,6 @@
 /**
  * The impact preview: for a sample of evaluation inputs, which outcomes differ between base and
- * head, per flag. Pure (no I/O); evaluates with the compiled evaluators of each snapshot.
+ * head, per flag. Pure (no I/O); evaluates the compiled flags of each snapshot (outcomes.ts).
  *
  * Only flags that can answer differently are evaluated: those the diff reports changed, and
  * unchanged ones whose rules or rollouts read a segment the diff reports changed, added or

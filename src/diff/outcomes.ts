@@ -47,8 +47,8 @@ export interface PreparedSample {
 
 /**
  * Numbers the sample's contexts: the same object, or objects with the same prototype (null or
- * Object.prototype, what JSON and literals make) and the same own string entries, get one number.
- * A context read by the evaluators can only see those, so equal ones match the same segments.
+ * Object.prototype, what JSON and literals make) and the same own entries in the same order, get one
+ * number. The evaluators read nothing else of a context, so equal ones match the same segments.
  */
 export function prepareSample(entries: readonly SampleContext[]): PreparedSample {
   const contextIds = new Int32Array(entries.length);
