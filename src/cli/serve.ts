@@ -25,7 +25,8 @@ import type { Storage } from '../sources/storage.js';
 import { InvalidStateError } from '../store/invalid-state-error.js';
 import { createSnapshotStore } from '../store/snapshot-store.js';
 import { VERSION } from '../version.js';
-import { countSummary, formatText } from './format-problems.js';
+import { countSummary, formatText, type SourceLines } from './format-problems.js';
+import type { ExcerptedProblem } from '../state/excerpt.js';
 import type { CliIO } from './io.js';
 import { SERVE_USAGE, UsageError } from './usage.js';
 
@@ -110,7 +111,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       const shown = config.storage.type === 'local' ? displayBase(io.cwd, statePath) : statePath;
       const problems = err.problems.map((p) => ({ ...p, file: p.file === '' ? shown : joinDisplay(shown, p.file) }));
       io.stderr(`vexil: the state in ${shown} is invalid (${countSummary(err.problems)}); not starting\n`);
-      io.stderr(formatText(problems));
+      io.stderr(formatText(problems, excerptLines(problems)));
       logger.error({ reference: err.reference, revision: err.revision }, 'initial state invalid');
       return 1;
     }
@@ -188,4 +189,21 @@ function displayBase(cwd: string, statePath: string): string {
 
 function joinDisplay(base: string, file: string): string {
   return base === '.' ? file : `${base.split(sep).join('/')}/${file}`;
+}
+
+/**
+ * The offending lines the store quoted with each problem (the files are not read again), in the
+ * shape formatText takes. A line shown as a window around a far column is left out: its caret
+ * would not line up.
+ */
+function excerptLines(problems: readonly ExcerptedProblem[]): SourceLines {
+  const byFile = new Map<string, string[]>();
+  for (const p of problems) {
+    const ex = p.excerpt;
+    if (ex === undefined || ex.firstColumn !== undefined) continue;
+    const lines = byFile.get(p.file) ?? [];
+    ex.lines.forEach((text, i) => (lines[ex.startLine - 1 + i] = text));
+    byFile.set(p.file, lines);
+  }
+  return (file) => byFile.get(file);
 }

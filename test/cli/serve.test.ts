@@ -97,6 +97,7 @@ t.test('serve: invalid state at startup prints located errors and exits 1', asyn
   t.equal(r.code, 1);
   t.match(r.stderr, /is invalid \(\d+ errors?, \d+ warnings?\); not starting/);
   t.match(r.stderr, new RegExp(`features\\.yml:\\d+:\\d+: error [a-z0-9.-]+: .*nobody-defined-this`));
+  t.match(r.stderr, /\n {2}\s*- segment: nobody-defined-this\n {2}\s*\^\n/, 'the offending line, quoted from the store\'s excerpt, with a caret');
   t.notMatch(r.stdout, /"msg":"listening"/);
 });
 
