@@ -16,7 +16,7 @@ import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
 import type { SourceFile } from '../sources/types.js';
 import type { Problem } from '../state/problem.js';
 import { countSummary, formatText } from './format-problems.js';
-import { readTestFile } from './flag-tests/read-test-file.js';
+import { readTestFile } from '../state/flag-tests/read-test-file.js';
 import { reportGithub } from './flag-tests/report-github.js';
 import { reportJson } from './flag-tests/report-json.js';
 import { reportJunit } from './flag-tests/report-junit.js';

@@ -3,7 +3,7 @@
  * `tests:` section of the index `.vexil.yml`), kept with the snapshot built from that revision so
  * the impact preview can sample them wherever the snapshot is: `GET /api/v1/diff` (the store's
  * snapshots) and `vexil diff` (folders and Git revisions). Read by readState after a successful
- * build; parsed by the one flag-test reader `vexil test` uses (cli/flag-tests/read-test-file.ts).
+ * build; parsed by the one flag-test reader `vexil test` uses (state/flag-tests/read-test-file.ts).
  *
  * Test files never decide whether a state is accepted: a file that cannot be read or parsed, or a
  * case with a problem, only adds no context (`vexil test` is where those problems are reported).
@@ -13,7 +13,7 @@
  * contexts are kept, each at most MAX_TEST_CONTEXT_CHARS (keys and values), all together at most
  * MAX_TEST_CONTEXTS_CHARS; the others are skipped.
  */
-import { readTestFile } from '../cli/flag-tests/read-test-file.js';
+import { readTestFile } from '../state/flag-tests/read-test-file.js';
 import type { Snapshot } from '../state/model.js';
 import type { SourceFile } from './types.js';
 

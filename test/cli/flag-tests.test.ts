@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
-import { readTestFile } from '../../src/cli/flag-tests/read-test-file.js';
+import { readTestFile } from '../../src/state/flag-tests/read-test-file.js';
 import { REPO, runCli } from './run-cli.js';
 
 const FAILING = 'fixtures/flag-tests/failing';

@@ -1,34 +1,11 @@
 /** The shapes `vexil test` passes between reading test files, running cases and reporting. */
 import type { Explanation } from '../../evaluation/explain.js';
 import type { EvaluationReason } from '../../evaluation/types.js';
+import type { Expectation, TestCase } from '../../state/flag-tests/test-case.js';
 import type { Problem } from '../../state/problem.js';
 
-/** What a case compares; only the fields given. `reason` is always the long form here. */
-export interface Expectation {
-  readonly variant?: string;
-  readonly match?: boolean;
-  readonly enabled?: boolean;
-  readonly reason?: EvaluationReason;
-  readonly segments?: readonly string[];
-  /** Compared as data with the parsed variantAttachment. */
-  readonly attachment?: unknown;
-}
-
-export interface TestCase {
-  /** The test file as the user would type it. */
-  readonly file: string;
-  /** Where the case starts in the file (1-based). */
-  readonly line: number;
-  readonly column: number;
-  /** Position in its file's `tests` list (0-based). */
-  readonly index: number;
-  readonly name: string;
-  readonly namespace: string;
-  readonly flag: string;
-  readonly entity: string;
-  readonly context: Readonly<Record<string, string>>;
-  readonly expect: Expectation;
-}
+// A case as read from the state, shared with the server (src/sources/test-contexts.ts).
+export type { Expectation, TestCase } from '../../state/flag-tests/test-case.js';
 
 /** The result in the vocabulary of `expect`. */
 export type Actual =

@@ -8,9 +8,9 @@ import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject } from 'ajv';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair } from 'yaml';
 import type { EvaluationReason } from '../../evaluation/types.js';
-import type { Problem } from '../../state/problem.js';
-import type { Expectation, TestCase } from './types.js';
-import { pointerToPath } from '../../state/json-pointer.js';
+import type { Problem } from '../problem.js';
+import type { Expectation, TestCase } from './test-case.js';
+import { pointerToPath } from '../json-pointer.js';
 
 // Module loading, as for the state schema: the JSON sits at the package root from src/ and dist/.
 const schema = createRequire(import.meta.url)('../../../schemas/flag-tests.schema.json') as Record<string, unknown>;
