@@ -116,6 +116,15 @@ export function entryStatusText(status: 'added' | 'removed' | 'changed', what: '
   return status === 'added' ? `New ${what} (only in head).` : status === 'removed' ? `Removed ${what} (only in base).` : '';
 }
 
+/** What the impact preview was evaluated on, in one sentence. */
+export function sampleText(sample: NonNullable<DiffReport['impact']>['sample']): string {
+  const n = sample.entities.toLocaleString('en-US');
+  if (sample.source === 'contexts-file') return `Impact preview over ${n} entities from a contexts file.`;
+  if (sample.contexts === 0) return `Impact preview over ${n} synthetic entities with an empty context (the head has no flag test contexts).`;
+  if (sample.contexts === 1) return `Impact preview over ${n} synthetic entities, each given the one context of the head's flag test files.`;
+  return `Impact preview over ${n} synthetic entities, each given in turn one of the ${sample.contexts.toLocaleString('en-US')} contexts of the head's flag test files.`;
+}
+
 /** The impact of one flag in one line: `12.4% of 10,000 entities move stripe → adyen`. */
 export function impactHeadline(i: FlagImpact): string {
   const n = i.evaluated.toLocaleString('en-US');

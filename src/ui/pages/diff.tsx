@@ -25,6 +25,7 @@ import {
   namespaceSummaries,
   overallText,
   parseDiffQuery,
+  sampleText,
   transitionShare,
 } from '../lib/diff-text.js';
 import { flagTypeLabel, shortRevision } from '../lib/format.js';
@@ -161,7 +162,7 @@ function Report({ report }: { report: DiffReport }) {
       </p>
       {sample !== undefined && (
         <p class="muted">
-          Impact preview over {sample.entities.toLocaleString('en-US')} synthetic entities with an empty context.
+          {sampleText(sample)}
           {report.impact!.omittedFlags > 0 && ` ${report.impact!.omittedFlags} flags were left out of it (over the evaluation budget).`}
         </p>
       )}

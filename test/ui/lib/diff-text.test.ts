@@ -10,6 +10,7 @@ import t from 'tap';
 import { syntheticSample } from '../../../src/diff/impact.js';
 import { diffReport } from '../../../src/diff/report.js';
 import {
+  sampleText,
   DEFAULT_IMPACT,
   changeText,
   diffApiQuery,
@@ -80,4 +81,11 @@ t.test('the address and the API query', async (t) => {
     t.equal(diffSetupError({ base: 'a', head: 'b', namespace: '', impact: bad }), 'Impact entities must be a whole number from 0 to 100,000.', bad.slice(0, 10));
   }
   t.equal(diffSetupError({ base: 'a', head: 'b', namespace: '', impact: '100000' }), undefined);
+});
+
+t.test('what the impact sample was', async (t) => {
+  t.equal(sampleText({ source: 'synthetic', entities: 10_000, contexts: 0 }), 'Impact preview over 10,000 synthetic entities with an empty context (the head has no flag test contexts).');
+  t.equal(sampleText({ source: 'synthetic', entities: 10_000, contexts: 1 }), "Impact preview over 10,000 synthetic entities, each given the one context of the head's flag test files.");
+  t.equal(sampleText({ source: 'synthetic', entities: 500, contexts: 3 }), "Impact preview over 500 synthetic entities, each given in turn one of the 3 contexts of the head's flag test files.");
+  t.equal(sampleText({ source: 'contexts-file', entities: 2, contexts: 2 }), 'Impact preview over 2 entities from a contexts file.');
 });
