@@ -64,7 +64,7 @@ t.test('the diff page between two branches', async (t) => {
     t.match(await tab.waitText(/Impact:/), words(`Impact: ${share} of 10,000 entities move stripe → adyen`), 'the shared address shows the same comparison');
   });
 
-  await ui.test(t, 'a commit id as base, head feature, without the impact preview', async (t, tab) => {
+  await ui.test(t, 'a commit id as base, head feature, without the impact preview; swap; Back and Forward', async (t, tab) => {
     const { page } = tab;
     await tab.open(`/ui/diff?base=${ui.main}&head=feature&impact=0`);
     const text = await tab.waitText(/2 flags changed\./);
@@ -75,5 +75,14 @@ t.test('the diff page between two branches', async (t) => {
     const swapped = await tab.waitText(words(`feature (${short(ui.feature)}) → ${ui.main}`));
     t.match(swapped, words('rule 2: adyen 60% → 50%'), 'the mirror image: adyen back from 60 to 50');
     t.match(swapped, words('disabled (was enabled)'));
+
+    // Each comparison is a history entry: Back shows the one before, form included.
+    await page.goBack();
+    const back = await tab.waitText(words(`${ui.main} (${short(ui.main)}) → feature (${short(ui.feature)})`));
+    t.match(back, words('rule 2: adyen 50% → 60%'), 'Back: the comparison before the swap');
+    t.equal(await page.getByLabel('Base reference').inputValue(), ui.main, 'the form shows it too');
+    t.equal(new URL(page.url()).searchParams.get('head'), 'feature');
+    await page.goForward();
+    t.match(await tab.waitText(words(`feature (${short(ui.feature)}) → ${ui.main}`)), words('rule 2: adyen 60% → 50%'), 'Forward: the swapped one again');
   });
 });

@@ -30,7 +30,7 @@ import {
 } from '../lib/diff-text.js';
 import { flagTypeLabel, shortRevision } from '../lib/format.js';
 import { paths } from '../lib/routes.js';
-import { Link, useLocation } from '../router.js';
+import { Link, navigate, useLocation } from '../router.js';
 import { useApi } from '../use-api.js';
 
 const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
@@ -38,28 +38,29 @@ const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
 export function DiffPage() {
   const { snapshots, reference } = useApp();
   const loc = useLocation();
-  const initial = useMemo(() => parseDiffQuery(loc.query), []);
-  const [setup, setSetup] = useState<DiffSetup>(initial);
-  const [asked, setAsked] = useState<DiffSetup | undefined>(() => (initial.base !== '' && initial.head !== '' && diffSetupError(initial) === undefined ? initial : undefined));
+  // The address names the comparison shown (not what is being typed): each Compare is a new
+  // history entry, so Back and Forward go through earlier comparisons.
+  const shown = useMemo(() => parseDiffQuery(loc.query), [loc.href]);
+  const asked = shown.base !== '' && shown.head !== '' && diffSetupError(shown) === undefined ? shown : undefined;
+  const [setup, setSetup] = useState<DiffSetup>(shown);
   // Each Compare asks again (a branch may have moved), even for the same setup.
   const [comparisons, setComparisons] = useState(0);
   const [formError, setFormError] = useState<string | undefined>(undefined);
 
+  // Back/Forward: the form shows the comparison of the address it came back to.
+  useEffect(() => setSetup(shown), [shown]);
+
   // An empty form starts from the default reference as base.
   useEffect(() => {
-    if (snapshots !== undefined && initial.base === '' && initial.head === '') setSetup((s) => (s.base === '' ? { ...s, base: snapshots.defaultReference } : s));
-  }, [snapshots]);
-
-  // The address names the comparison shown (not what is being typed).
-  useEffect(() => {
-    history.replaceState(null, '', withQuery(paths.diff(), { ref: reference, ...(asked !== undefined ? diffQuery(asked) : {}) }));
-  }, [asked, reference]);
+    if (snapshots !== undefined && shown.base === '' && shown.head === '') setSetup((s) => (s.base === '' ? { ...s, base: snapshots.defaultReference } : s));
+  }, [snapshots, shown]);
 
   const compare = () => {
     const err = diffSetupError(setup);
     setFormError(err);
     if (err !== undefined) return;
-    setAsked({ ...setup });
+    const address = withQuery(paths.diff(), { ref: reference, ...diffQuery(setup) });
+    navigate(address, { replace: address === location.pathname + location.search });
     setComparisons((n) => n + 1);
   };
   const update = (p: Partial<DiffSetup>) => setSetup((s) => ({ ...s, ...p }));
