@@ -26,7 +26,7 @@ import { headerTwin } from '../server/header-twins.js';
 import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
 import { csrfProblem, csrfRefusal, type CsrfConfig } from './csrf.js';
 import type { AuthMethod } from './methods/types.js';
-import type { AuthService } from './service.js';
+import type { AuthService, LookupResult } from './service.js';
 import { CLIENT_TOKEN_COOKIE, STATE_COOKIE, scopedNamespace, type Authentication } from './types.js';
 
 declare module '../server/context.js' {
@@ -86,10 +86,18 @@ export interface AuthRequest {
 }
 
 /**
- * The one authentication decision: resolves with the caller's authentication when a checked
- * credential was presented, with undefined when the request needs none; throws 401/403.
+ * A gate's answer: the caller's authentication when a checked credential was presented,
+ * undefined when the request needs none. A promise only when the decision has to wait (a store
+ * read, a signature check, a scoped token's body); a decision made at once (a cached token, an
+ * open path) comes back as it is, so the evaluation fast path pays for no promise then.
  */
-export type AuthGate = ((req: AuthRequest) => Promise<Authentication | undefined>) & {
+export type AuthDecision = Authentication | undefined | Promise<Authentication | undefined>;
+
+/**
+ * The one authentication decision (see AuthDecision). A refusal (401/403) is thrown, or rejects
+ * the promise when the decision waited: callers `await` it inside a try or an async function.
+ */
+export type AuthGate = ((req: AuthRequest) => AuthDecision) & {
   /** True when the gate would let this request through without looking at it (then it need not be called). */
   readonly passes?: (method: string, path: string) => boolean;
 };
@@ -133,9 +141,24 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
 
   // Open servers only look at credentials under /auth/v1/self (see below); skip classifying the rest.
   const passes = (_method: string, path: string) => !opts.required && !path.startsWith('/auth/v1/self');
-  const gate = async (req: AuthRequest): Promise<Authentication | undefined> => {
+  // The classification of the last path asked: a server under load asks about the same few paths
+  // over and over, and classifying one (split, prefix tests, the scope objects) showed in the
+  // authenticated evaluation profile. One entry, so any path the clients send costs nothing to hold.
+  let lastMethod = '';
+  let lastPath = '';
+  let lastScope: RequestScope = { public: true };
+  const scopeOf = (method: string, path: string): RequestScope => {
+    if (method !== lastMethod || path !== lastPath) {
+      lastScope = classifyRequest(method, path);
+      lastMethod = method;
+      lastPath = path;
+    }
+    return lastScope;
+  };
+
+  const gate = (req: AuthRequest): AuthDecision => {
     if (passes(req.method, req.path)) return undefined;
-    const scope = classifyRequest(req.method, req.path);
+    const scope = scopeOf(req.method, req.path);
     if (scope.public) return undefined;
     // Logging out drops both session cookies whatever happens next, refusals included (reference §2.17).
     if (scope.self && req.method === 'PUT' && /^\/auth\/v1\/self\/expire\/?$/.test(req.path)) {
@@ -157,7 +180,14 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
         throw csrfRefusal(problem);
       }
     }
-    const found = await service.lookup(credential.token);
+    // A token in the lookup cache is decided now; otherwise after the store read.
+    const cached = service.lookupCached(credential.token);
+    if (cached !== undefined) return admit(req, scope, credential, cached);
+    return service.lookup(credential.token).then((found) => admit(req, scope, credential, found));
+  };
+
+  /** The rest of the decision once the token's record is known: recheck, then namespace scope. */
+  const admit = (req: AuthRequest, scope: Extract<RequestScope, { public: false }>, credential: Credential, found: LookupResult): AuthDecision => {
     if (!found.ok) throw refusal(req, found.reason, credential);
     const { authentication } = found;
     const recheck = rechecks.get(authentication.method);
@@ -165,14 +195,14 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     if (recheckProblem !== undefined) throw refusal(req, recheckProblem, credential);
 
     const namespace = scopedNamespace(authentication);
-    if (namespace !== undefined) {
-      const allowed = await confinedTo(req, scope.namespace, namespace);
+    if (namespace === undefined) return authentication;
+    return confinedTo(req, scope.namespace, namespace).then((allowed) => {
       if (!allowed) {
         req.log()?.debug({ authenticationId: authentication.id, namespace }, 'namespace-scoped token used out of scope');
         throw permissionDenied(namespace);
       }
-    }
-    return authentication;
+      return authentication;
+    });
   };
   return Object.assign(gate, { passes });
 }

@@ -4,9 +4,9 @@
  * deletion and expiry of records. Knows nothing about HTTP.
  */
 import { randomUUID } from 'node:crypto';
-import { LookupCache } from './cache.js';
+import { LookupCache, type CachedLookup } from './cache.js';
 import type { AuthStore, StoredAuthentication } from './store/types.js';
-import { digestKey, digestToken, generateToken, hashToken, sameDigest } from './token.js';
+import { generateToken, hashToken, sameDigest, tokenKey } from './token.js';
 import { systemClock, type Authentication, type Clock, type Method } from './types.js';
 
 export type LookupResult =
@@ -58,9 +58,19 @@ export class AuthService {
     this.cache = new LookupCache(opts.cacheTtlMs, this.clock);
   }
 
+  /**
+   * The lookup when the token's record is in the cache, without a promise: the authenticated
+   * request path then answers in the same turn as an open one. Undefined when the store must
+   * be asked (lookup does).
+   */
+  lookupCached(token: string): LookupResult | undefined {
+    const key = tokenKey(token);
+    const found = this.cache.get(key);
+    return found === undefined ? undefined : this.check(found, key);
+  }
+
   async lookup(token: string): Promise<LookupResult> {
-    const digest = digestToken(token);
-    const key = digestKey(digest);
+    const key = tokenKey(token);
     let found = this.cache.get(key);
     if (!found) {
       const epoch = this.cache.epoch;
@@ -69,7 +79,12 @@ export class AuthService {
       found = { authentication: publicRecord(record), digest: Buffer.from(record.hashedToken, 'base64url') };
       this.cache.put(key, found, epoch);
     }
-    if (!sameDigest(found.digest, digest)) return { ok: false, reason: 'unknown token' };
+    return this.check(found, key);
+  }
+
+  /** The decision on a found record: its digest against the token's, in constant time, then expiry. */
+  private check(found: CachedLookup, key: string): LookupResult {
+    if (!sameDigest(found.digest, Buffer.from(key, 'base64url'))) return { ok: false, reason: 'unknown token' };
     const { expiresAt } = found.authentication;
     if (expiresAt !== undefined && expiresAt < this.clock()) return { ok: false, reason: 'authorization expired' };
     return { ok: true, authentication: found.authentication };

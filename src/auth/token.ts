@@ -2,7 +2,7 @@
  * Client token values: 32 random bytes, base64url. Only the SHA-256 digest of a token is ever
  * stored or kept in memory; the raw value is returned once, when it is created.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { hash, randomBytes, timingSafeEqual } from 'node:crypto';
 
 export const TOKEN_BYTES = 32;
 
@@ -12,7 +12,7 @@ export function generateToken(): string {
 
 /** SHA-256 of the token's UTF-8 bytes. */
 export function digestToken(token: string): Buffer {
-  return createHash('sha256').update(token, 'utf8').digest();
+  return Buffer.from(tokenKey(token), 'base64url');
 }
 
 /** How a digest is written in the store and used as a lookup key (43 base64url characters). */
@@ -20,8 +20,17 @@ export function digestKey(digest: Buffer): string {
   return digest.toString('base64url');
 }
 
+/**
+ * The token's SHA-256 digest written as digestKey writes it. It runs on every authenticated
+ * request: the one-shot crypto.hash straight to text costs a fifth of createHash().update().digest()
+ * (no Hash object, no intermediate Buffer), which showed in the authenticated evaluation profile.
+ */
+export function tokenKey(token: string): string {
+  return hash('sha256', token, 'base64url');
+}
+
 export function hashToken(token: string): string {
-  return digestKey(digestToken(token));
+  return tokenKey(token);
 }
 
 /**

@@ -24,9 +24,9 @@
  * the path, a fragment) returns false and goes to Koa unchanged. Matching costs an evaluation
  * request one map lookup, as before the other routes were added: they are tried only after it.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import type { AuthGate } from '../auth/middleware.js';
+import type { AuthDecision, AuthGate, AuthRequest } from '../auth/middleware.js';
 import type { Config, RequestLogging } from '../config/types.js';
 import type { Snapshot } from '../state/model.js';
 import type { SnapshotStore } from '../store/types.js';
@@ -176,14 +176,16 @@ export function createFastPath(deps: FastPathDeps): FastPath {
   };
 
   /**
-   * One request on its way through. When no authentication gate needs to look at the request
-   * (no gates, or an open server: the default) the whole path runs on callbacks: the body's
-   * 'end' event evaluates and answers synchronously when the default reference is built (a
-   * snapshot GET answers at once), with no promise made per request. Otherwise it awaits the
-   * gates first, as the Koa chain does. Every way ends in one `answer` (through `onJsonError`
-   * for a failure).
+   * One request on its way through. The path runs on callbacks: the body's 'end' event
+   * evaluates and answers synchronously when the default reference is built (a snapshot GET
+   * answers at once), with no promise made per request. Authentication gates are asked first,
+   * in the Koa chain's order; a decision made at once (an open path, a cached token) keeps the
+   * request on that path, and only a decision that has to wait (a store read, a signature check,
+   * a scoped token's body) continues after its promise. The exchange is itself the gates'
+   * AuthRequest, so asking them allocates nothing. Every way ends in one `answer` (through
+   * `onJsonError` for a failure).
    */
-  class Exchange implements JsonSink {
+  class Exchange implements JsonSink, AuthRequest {
     readonly requestId: string;
     readonly startedAt: number;
     pretty = false;
@@ -192,6 +194,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     matched = false;
     snapshot: Snapshot | undefined;
     child: Logger | undefined;
+    /** The body, when a gate read it (a namespace-scoped token's check): the route reads the same. */
     jsonBody: Promise<unknown> | undefined;
 
     constructor(
@@ -214,43 +217,50 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       return (this.child ??= logger.child({ reqId: this.requestId }));
     }
 
-    /** After the URL checks: authenticate (when gated), then read the body (if any) and serve. */
-    start(): void {
-      const path = this.route.path;
-      for (const gate of gates) {
-        if (gate.passes?.(this.method, path) === true) continue;
-        const fail = (err: unknown) => this.onJsonError(err);
-        if (this.method === 'POST') {
-          this.authenticate().then(() => (this.jsonBody ?? readJson(this.req)).then((body) => this.onJson(body), fail), fail);
-        } else {
-          this.authenticate().then(() => this.serveSnapshot(), fail);
-        }
-        return;
-      }
-      this.matched = true;
-      if (this.method === 'POST') readJsonWith(this.req, this);
-      else this.serveSnapshot();
+    // AuthRequest, for the gates.
+    get path(): string {
+      return this.route.path;
+    }
+    get authorization(): string | undefined {
+      return this.req.headers.authorization;
+    }
+    get headers(): IncomingHttpHeaders {
+      return this.req.headers;
+    }
+    cookie(name: string): string | undefined {
+      return cookie(this.req, this.res, name);
+    }
+    body(): Promise<unknown> {
+      return (this.jsonBody ??= readJson(this.req));
+    }
+    setCookies(values: string[]): void {
+      this.res.setHeader('Set-Cookie', values);
     }
 
-    async authenticate(): Promise<void> {
-      const { req, res, method } = this;
-      const path = this.route.path;
-      const readBody = () => (this.jsonBody ??= readJson(req));
-      const log = () => this.log();
-      for (const gate of gates) {
-        if (gate.passes?.(method, path) === true) continue;
-        await gate({
-          method,
-          path,
-          authorization: req.headers.authorization,
-          headers: req.headers,
-          cookie: (name) => cookie(req, res, name),
-          body: readBody,
-          setCookies: (values) => res.setHeader('Set-Cookie', values),
-          log,
-        });
+    /** After the URL checks: the gates from `from` on, then the body (if any) and the route. */
+    start(from = 0): void {
+      for (let i = from; i < gates.length; i++) {
+        const gate = gates[i]!;
+        if (gate.passes?.(this.method, this.route.path) === true) continue;
+        let decision: AuthDecision;
+        try {
+          decision = gate(this);
+        } catch (err) {
+          this.onJsonError(err);
+          return;
+        }
+        if (decision instanceof Promise) {
+          decision.then(
+            () => this.start(i + 1),
+            (err: unknown) => this.onJsonError(err),
+          );
+          return;
+        }
       }
       this.matched = true;
+      if (this.method !== 'POST') this.serveSnapshot();
+      else if (this.jsonBody !== undefined) this.jsonBody.then((body) => this.onJson(body), (err: unknown) => this.onJsonError(err));
+      else readJsonWith(this.req, this);
     }
 
     /** The body arrived: validate, then evaluate against the request's snapshot. */

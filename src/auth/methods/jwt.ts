@@ -12,7 +12,7 @@
 import { unauthenticated } from '../../errors.js';
 import { createJwtVerifier, JwtRejected, readPublicKeyFile, type JwtVerifier, type KeySource } from '../jwt-verify.js';
 import { createTrustedFetch } from '../trusted-fetch.js';
-import { digestKey, digestToken } from '../token.js';
+import { tokenKey } from '../token.js';
 import type { Authentication, Clock } from '../types.js';
 import type { AuthMethod, MethodDeps } from './types.js';
 
@@ -108,7 +108,8 @@ function atKey<T>(key: string, step: () => T): T {
 }
 
 export interface JwtAuthenticator {
-  authenticate(token: string): Promise<Authentication>;
+  /** A token in the verified-token cache is answered at once; a new one after its signature check. */
+  authenticate(token: string): Authentication | Promise<Authentication>;
   clear(): void;
 }
 
@@ -137,34 +138,36 @@ export function createJwtAuthenticator(config: MethodDeps['config']['methods']['
   const cache = new VerifiedTokenCache(deps.clock, MAX_CACHED_TOKENS);
 
   return {
-    async authenticate(token) {
-      const key = digestKey(digestToken(token));
-      const cached = cache.get(key);
-      if (cached !== undefined) return cached;
-      let verified;
-      try {
-        verified = await verify(token);
-      } catch (err) {
-        const reason = err instanceof JwtRejected ? err.message : 'verification failed';
-        deps.logger.debug({ reason }, 'JWT refused');
-        throw unauthenticated();
-      }
-      const { payload, expiresAt } = verified;
-      const issuedAt = typeof payload.iat === 'number' ? payload.iat * 1000 : deps.clock();
-      // Not stored: no id. The token's own times stand in for the record's (Flipt leaves them out).
-      const authentication: Authentication = {
-        id: '',
-        method: 'METHOD_JWT',
-        expiresAt,
-        createdAt: issuedAt,
-        updatedAt: issuedAt,
-        metadata: jwtMetadata(payload),
-      };
-      cache.put(key, authentication, expiresAt);
-      return authentication;
+    authenticate(token) {
+      const key = tokenKey(token);
+      return cache.get(key) ?? verifyAndRemember(token, key);
     },
     clear: () => cache.clear(),
   };
+
+  async function verifyAndRemember(token: string, key: string): Promise<Authentication> {
+    let verified;
+    try {
+      verified = await verify(token);
+    } catch (err) {
+      const reason = err instanceof JwtRejected ? err.message : 'verification failed';
+      deps.logger.debug({ reason }, 'JWT refused');
+      throw unauthenticated();
+    }
+    const { payload, expiresAt } = verified;
+    const issuedAt = typeof payload.iat === 'number' ? payload.iat * 1000 : deps.clock();
+    // Not stored: no id. The token's own times stand in for the record's (Flipt leaves them out).
+    const authentication: Authentication = {
+      id: '',
+      method: 'METHOD_JWT',
+      expiresAt,
+      createdAt: issuedAt,
+      updatedAt: issuedAt,
+      metadata: jwtMetadata(payload),
+    };
+    cache.put(key, authentication, expiresAt);
+    return authentication;
+  }
 }
 
 export function createJwtMethod(deps: MethodDeps): AuthMethod {

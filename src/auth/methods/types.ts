@@ -64,9 +64,10 @@ export interface AuthMethod {
   /**
    * Stateless methods: the authentication a credential of `scheme` proves. Rejects with a
    * VexilError (401 `request was not authenticated`) when it proves none; the reason goes to the
-   * debug log only, never the credential.
+   * debug log only, never the credential. A credential already verified (a cache) may be answered
+   * without a promise, as the authentication gate's decisions are (middleware.ts AuthDecision).
    */
-  authenticate?(credential: string): Promise<Authentication>;
+  authenticate?(credential: string): Authentication | Promise<Authentication>;
   /**
    * Extra check of a looked-up record of this method on every request (OIDC's `email_matches`,
    * enforced per request as in Flipt, reference §2.11). Returns a reason to refuse, or undefined.
