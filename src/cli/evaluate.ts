@@ -18,7 +18,7 @@ import type { BooleanResult, EvaluationRequest, VariantResult } from '../evaluat
 import { serializeErrorBody, toErrorResponse } from '../server/errors.js';
 import { LOCAL_REFERENCE } from '../sources/local.js';
 import { countSummary, formatText } from './format-problems.js';
-import { formatDecision, formatResult, formatTrace } from './format-explanation.js';
+import { formatDecision, formatResult, formatTrace } from '../evaluation/explain-words.js';
 import type { CliIO } from './io.js';
 import { loadLocalState, problemLines } from './local-state.js';
 import { EVALUATE_USAGE, UsageError } from './usage.js';

@@ -117,51 +117,18 @@ export interface AuthMethodInfo {
 
 export type EvaluationReason = 'UNKNOWN_EVALUATION_REASON' | 'FLAG_DISABLED_EVALUATION_REASON' | 'MATCH_EVALUATION_REASON' | 'DEFAULT_EVALUATION_REASON';
 
-export interface ExplainedConstraint {
-  type: string;
-  property: string;
-  operator: string;
-  expected: string;
-  /** null when the context has no such key. */
-  actual: string | null;
-  matched: boolean;
-}
-
-export interface ExplainedSegment {
-  key: string;
-  matchType: 'ALL_MATCH_TYPE' | 'ANY_MATCH_TYPE';
-  matched: boolean;
-  constraints: ExplainedConstraint[];
-}
-
-export interface ExplainedSegmentSet {
-  operator: 'OR_SEGMENT_OPERATOR' | 'AND_SEGMENT_OPERATOR';
-  segments: ExplainedSegment[];
-  matched: boolean;
-  matchedKeys: string[];
-}
-
-export interface ExplainedBucket {
-  value: number;
-  distributions: { variantKey: string; from: number; to: number }[];
-  variantKey: string | null;
-}
-
-export interface ExplainedRule {
-  rank: number;
-  segments: ExplainedSegmentSet;
-  bucket?: ExplainedBucket;
-  decided: boolean;
-}
-
-export interface ExplainedRollout {
-  rank: number;
-  type: 'threshold' | 'segment' | 'none';
-  value: boolean;
-  threshold?: { percentage: number; bucket: number; matched: boolean };
-  segments?: ExplainedSegmentSet;
-  decided: boolean;
-}
+// The explanation is the core's own shape (src/evaluation/explain.ts), served as JSON as it is.
+export type {
+  BooleanExplanation,
+  BucketExplanation as ExplainedBucket,
+  ConstraintExplanation as ExplainedConstraint,
+  RolloutExplanation as ExplainedRollout,
+  RuleExplanation as ExplainedRule,
+  SegmentExplanation as ExplainedSegment,
+  SegmentSetExplanation as ExplainedSegmentSet,
+  VariantExplanation,
+} from '../evaluation/explain.js';
+import type { BooleanExplanation, VariantExplanation } from '../evaluation/explain.js';
 
 export interface VariantEvaluation {
   match: boolean;
@@ -183,32 +150,6 @@ export interface BooleanEvaluation {
   timestamp: string;
   flagKey: string;
   segmentKeys: string[];
-}
-
-export interface VariantExplanation {
-  namespaceKey: string;
-  flagKey: string;
-  entityId: string;
-  enabled: boolean;
-  flagType: 'VARIANT_FLAG_TYPE';
-  rules: ExplainedRule[];
-  ruleCount: number;
-  defaultVariant: string;
-  decision:
-    | { by: 'flag-disabled' }
-    | { by: 'no-rule-matched' }
-    | { by: 'rule'; rank: number; outcome: 'distribution' | 'no-distributions' | 'outside-distributions' };
-}
-
-export interface BooleanExplanation {
-  namespaceKey: string;
-  flagKey: string;
-  entityId: string;
-  enabled: boolean;
-  flagType: 'BOOLEAN_FLAG_TYPE';
-  rollouts: ExplainedRollout[];
-  rolloutCount: number;
-  decision: { by: 'no-rollout-matched' } | { by: 'rollout'; rank: number; type: 'threshold' | 'segment' };
 }
 
 export type ExplainResponse =

@@ -5,7 +5,7 @@
  * and test files are annotated where they are. Ends with the summary as a plain log line.
  */
 import { formatGithub } from '../format-problems.js';
-import { formatDecision, formatResult } from '../format-explanation.js';
+import { formatDecision, formatResult } from '../../evaluation/explain-words.js';
 import { describeMismatch } from './run-case.js';
 import { summarize } from './summary.js';
 import type { CaseResult, TestRun } from './types.js';

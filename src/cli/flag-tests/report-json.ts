@@ -5,7 +5,7 @@
  * the whole explain trace of a case that did not pass. Problems of test files and states are not
  * cases: the command prints them on stderr.
  */
-import { formatDecision } from '../format-explanation.js';
+import { formatDecision } from '../../evaluation/explain-words.js';
 import type { TestRun } from './types.js';
 
 export function reportJson(run: TestRun): string {

@@ -6,7 +6,7 @@
  * problems gets one extra <testcase> with an <error> listing them.
  */
 import { formatText } from '../format-problems.js';
-import { formatDecision, formatResult, formatTrace } from '../format-explanation.js';
+import { formatDecision, formatResult, formatTrace } from '../../evaluation/explain-words.js';
 import { describeMismatch } from './run-case.js';
 import type { CaseResult, SuiteResult, TestRun } from './types.js';
 

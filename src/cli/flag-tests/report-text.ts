@@ -4,7 +4,7 @@
  * rollout decided and the explain trace; then a summary line.
  */
 import { countSummary, formatText } from '../format-problems.js';
-import { formatDecision, formatResult, formatTrace } from '../format-explanation.js';
+import { formatDecision, formatResult, formatTrace } from '../../evaluation/explain-words.js';
 import { describeMismatch } from './run-case.js';
 import type { CaseResult, TestRun } from './types.js';
 import { summarize } from './summary.js';

@@ -2,9 +2,10 @@
  * The explain trace of `POST /evaluate/v1/explain` in words, for the evaluation console: the
  * result as labelled fields, which rule or rollout decided in one sentence, and each step (rule or
  * rollout considered) with its segments, every constraint (expected, actual, matched or failed) and
- * the bucket against the distribution ranges. The wording follows `vexil evaluate`
- * (src/cli/format-explanation.ts) so the CLI and the UI say the same thing. Pure, no DOM.
+ * the bucket against the distribution ranges. The words are `vexil evaluate`'s own
+ * (src/evaluation/explain-words.ts), so the CLI and the UI say the same thing. Pure, no DOM.
  */
+import { constraintLabel, formatDecision, range, segmentSetLabel } from '../../evaluation/explain-words.js';
 import type { BooleanExplanation, ExplainResponse, ExplainedConstraint, ExplainedSegmentSet, VariantExplanation } from '../types.js';
 
 export interface ResultField {
@@ -36,44 +37,8 @@ export function resultFields(r: ExplainResponse): ResultField[] {
 
 /** Which rule or rollout decided, and why, in one sentence. */
 export function decisionText(r: ExplainResponse): string {
-  return r.flagType === 'VARIANT_FLAG_TYPE' ? variantDecision(r.explanation) : booleanDecision(r.explanation);
-}
-
-function variantDecision(e: VariantExplanation): string {
-  const fallback = e.defaultVariant === '' ? 'no variant (the flag has no default variant)' : `the default variant ${e.defaultVariant}`;
-  const d = e.decision;
-  switch (d.by) {
-    case 'flag-disabled':
-      return `The flag is disabled: ${fallback}.`;
-    case 'no-rule-matched':
-      return e.ruleCount === 0 ? `The flag has no rules: ${fallback}.` : `No rule matched (${plural(e.ruleCount, 'rule')}): ${fallback}.`;
-    case 'rule': {
-      const rule = e.rules.find((x) => x.rank === d.rank);
-      const head = `Rule ${d.rank} decided: ${rule ? matchedSegments(rule.segments) : 'its segments'} matched`;
-      if (d.outcome === 'no-distributions' || rule?.bucket === undefined) return `${head}; it has no distributions, so ${fallback}.`;
-      const b = rule.bucket;
-      if (d.outcome === 'distribution') {
-        const hit = b.distributions.find((x) => x.variantKey === b.variantKey && b.value >= x.from && b.value < x.to);
-        return hit ? `${head}, bucket ${b.value} is in ${hit.variantKey} ${range(hit.from, hit.to)}.` : `${head}, bucket ${b.value} chose ${b.variantKey ?? 'no variant'}.`;
-      }
-      const top = b.distributions.at(-1)?.to ?? 0;
-      return `${head}, but bucket ${b.value} is outside every distribution (they cover ${range(0, top)}): no match, ${fallback}.`;
-    }
-  }
-}
-
-function booleanDecision(e: BooleanExplanation): string {
-  const d = e.decision;
-  if (d.by === 'no-rollout-matched') {
-    const why = e.rolloutCount === 0 ? 'The flag has no rollouts' : `No rollout matched (${plural(e.rolloutCount, 'rollout')})`;
-    return `${why}: the flag's enabled value, ${e.enabled}.`;
-  }
-  const r = e.rollouts.find((x) => x.rank === d.rank);
-  if (d.type === 'threshold' && r?.threshold) {
-    const t = r.threshold;
-    return `Rollout ${d.rank} decided: threshold ${t.percentage} %, bucket ${t.bucket} < ${t.percentage} → ${r.value}.`;
-  }
-  return `Rollout ${d.rank} decided: ${r?.segments ? matchedSegments(r.segments) : 'its segments'} matched → ${r?.value ?? ''}.`;
+  const words = formatDecision(r.explanation);
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)}.`;
 }
 
 /** One constraint of a segment, in words, with its outcome. */
@@ -185,37 +150,7 @@ function segmentLines(set: ExplainedSegmentSet): SegmentLine[] {
   }));
 }
 
-/** Operators that take no value. */
-const UNARY = new Set(['empty', 'notempty', 'present', 'notpresent', 'true', 'false']);
-
 /** `plan eq "beta" (string); got "free"` / `entity id isoneof ["a","b"]; got "u-1"`. */
 export function constraintText(c: ExplainedConstraint): string {
-  const entity = c.type === 'ENTITY_ID_COMPARISON_TYPE';
-  const subject = entity ? 'entity id' : c.property;
-  const type = entity ? '' : ` (${c.type.replace('_COMPARISON_TYPE', '').toLowerCase()})`;
-  const quoted = (c.type === 'STRING_COMPARISON_TYPE' || entity) && c.operator !== 'isoneof' && c.operator !== 'isnotoneof';
-  const value = UNARY.has(c.operator) ? '' : ` ${quoted ? JSON.stringify(c.expected) : c.expected}`;
-  const got = c.actual === null ? 'not in the context' : `got ${JSON.stringify(c.actual)}`;
-  return `${subject} ${c.operator}${value}${type}; ${got}`;
-}
-
-function segmentSetLabel(set: ExplainedSegmentSet): string {
-  const op = set.operator === 'AND_SEGMENT_OPERATOR' ? 'AND' : 'OR';
-  if (set.segments.length === 0) return `no segments (${op})`;
-  if (set.segments.length === 1) return `segment ${set.segments[0]!.key}`;
-  return `segments ${set.segments.map((s) => s.key).join(` ${op} `)}`;
-}
-
-function matchedSegments(set: ExplainedSegmentSet): string {
-  const keys = set.matchedKeys;
-  if (keys.length === 0) return 'an empty AND of segments';
-  return keys.length === 1 ? `segment ${keys[0]}` : `segments ${keys.join(', ')}`;
-}
-
-function range(from: number, to: number): string {
-  return `[${from}, ${to})`;
-}
-
-function plural(n: number, noun: string): string {
-  return `${n} ${noun}${n === 1 ? '' : 's'}`;
+  return constraintLabel(c);
 }

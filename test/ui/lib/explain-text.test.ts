@@ -80,7 +80,18 @@ t.test('explain trace in words', async (t) => {
 t.test('hand-made explanations: disabled flag, outside every distribution, several rules left', async (t) => {
   const base = { flagKey: 'f', namespaceKey: 'default', flagType: 'VARIANT_FLAG_TYPE' as const };
   const result = { match: false, segmentKeys: [], reason: 'FLAG_DISABLED_EVALUATION_REASON' as const, variantKey: '', variantAttachment: '', requestId: 'r', requestDurationMillis: 0, timestamp: '', flagKey: 'f' };
-  const explanation = { namespaceKey: 'default', flagKey: 'f', entityId: 'e', enabled: false, flagType: 'VARIANT_FLAG_TYPE' as const, rules: [], ruleCount: 4, defaultVariant: '' };
+  const explanation = {
+    namespaceKey: 'default',
+    flagKey: 'f',
+    entityId: 'e',
+    enabled: false,
+    flagType: 'VARIANT_FLAG_TYPE' as const,
+    rules: [],
+    ruleCount: 4,
+    defaultVariant: '',
+    // The explanation's own copy of the result (the console shows `result`, the evaluator's answer).
+    result: { flagKey: 'f', match: false, segmentKeys: [], reason: 'FLAG_DISABLED_EVALUATION_REASON' as const, variantKey: '', variantAttachment: '' },
+  };
   const disabled: ExplainResponse = { ...base, result, explanation: { ...explanation, decision: { by: 'flag-disabled' } } };
   t.equal(decisionText(disabled), 'The flag is disabled: no variant (the flag has no default variant).');
   t.same(traceSteps(disabled), [], 'no rule evaluated');

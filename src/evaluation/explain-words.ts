@@ -1,7 +1,8 @@
 /**
  * The explain trace as text for people (`vexil evaluate`, failing cases of `vexil test`): the
  * result in one line, the decision in one line, and the trace (rules/rollouts considered, their
- * segments and each constraint with the value it was compared with).
+ * segments and each constraint with the value it was compared with). Pure wording, shared by the CLI
+ * and the web UI's console (src/ui/lib/explain-text.ts), so both say the same thing.
  */
 import type {
   BooleanExplanation,
@@ -11,7 +12,7 @@ import type {
   RuleExplanation,
   SegmentSetExplanation,
   VariantExplanation,
-} from '../evaluation/explain.js';
+} from './explain.js';
 
 const YES = '✓';
 const NO = '✗';
@@ -130,7 +131,7 @@ function traceSegments(set: SegmentSetExplanation, out: string[]): void {
 /** Operators that take no value. */
 const UNARY = new Set(['empty', 'notempty', 'present', 'notpresent', 'true', 'false']);
 
-function constraintLabel(c: ConstraintExplanation): string {
+export function constraintLabel(c: ConstraintExplanation): string {
   const subject = c.type === 'ENTITY_ID_COMPARISON_TYPE' ? 'entity id' : c.property;
   const type = c.type === 'ENTITY_ID_COMPARISON_TYPE' ? '' : ` (${c.type.replace('_COMPARISON_TYPE', '').toLowerCase()})`;
   const value = UNARY.has(c.operator) ? '' : ` ${showExpected(c)}`;
@@ -145,22 +146,22 @@ function showExpected(c: ConstraintExplanation): string {
   return c.expected;
 }
 
-function segmentSetLabel(set: SegmentSetExplanation): string {
+export function segmentSetLabel(set: SegmentSetExplanation): string {
   if (set.segments.length === 0) return `no segments (${set.operator === 'AND_SEGMENT_OPERATOR' ? 'AND' : 'OR'})`;
   if (set.segments.length === 1) return `segment ${set.segments[0]!.key}`;
   return `segments ${set.segments.map((s) => s.key).join(set.operator === 'AND_SEGMENT_OPERATOR' ? ' AND ' : ' OR ')}`;
 }
 
-function matchedSegments(set: SegmentSetExplanation): string {
+export function matchedSegments(set: SegmentSetExplanation): string {
   const keys = set.matchedKeys;
   if (keys.length === 0) return 'an empty AND of segments';
   return keys.length === 1 ? `segment ${keys[0]}` : `segments ${keys.join(', ')}`;
 }
 
-function range(from: number, to: number): string {
+export function range(from: number, to: number): string {
   return `[${from}, ${to})`;
 }
 
-function plural(n: number, noun: string): string {
+export function plural(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? '' : 's'}`;
 }
