@@ -11,15 +11,7 @@ import { createAuthGate, type AuthDecision, type AuthRequest } from '../../src/a
 import { AuthService } from '../../src/auth/service.js';
 import { openSqliteAuthStore } from '../../src/auth/store/sqlite.js';
 import { digestToken, generateToken, tokenKey } from '../../src/auth/token.js';
-import { UNAUTHENTICATED, bootstrapTokenFrom, createToken, denied, fakeClock, request, startAuthServer } from './support.js';
-
-const REQUIRED = `
-authentication:
-  required: true
-  methods:
-    token:
-      enabled: true
-`;
+import { bootstrapTokenFrom, createToken, denied, fakeClock, request, REQUIRED, startAuthServer, UNAUTHENTICATED } from './support.js';
 
 const EVAL = { namespaceKey: 'default', flagKey: 'color', entityId: 'e1', context: {} };
 

@@ -4,15 +4,7 @@
  * to a namespace reaches the snapshot of that namespace only, on either path.
  */
 import t from 'tap';
-import { UNAUTHENTICATED, bootstrapTokenFrom, createToken, denied, request, startAuthServer } from './support.js';
-
-const REQUIRED = `
-authentication:
-  required: true
-  methods:
-    token:
-      enabled: true
-`;
+import { bootstrapTokenFrom, createToken, denied, request, REQUIRED, startAuthServer, UNAUTHENTICATED } from './support.js';
 
 const v1 = (ns: string) => `/internal/v1/evaluation/snapshot/namespace/${ns}`;
 const v2 = (ns: string, env = 'default') => `/client/v2/environments/${env}/namespaces/${ns}/snapshot`;

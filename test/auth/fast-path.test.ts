@@ -3,15 +3,7 @@
  * forms and refusals the Koa middleware handles, on the evaluation endpoints the fast path serves.
  */
 import t from 'tap';
-import { UNAUTHENTICATED, bootstrapTokenFrom, createToken, denied, request, startAuthServer } from './support.js';
-
-const REQUIRED = `
-authentication:
-  required: true
-  methods:
-    token:
-      enabled: true
-`;
+import { bootstrapTokenFrom, createToken, denied, request, REQUIRED, startAuthServer, UNAUTHENTICATED } from './support.js';
 
 const EVAL = { namespaceKey: 'default', flagKey: 'color', entityId: 'e1', context: {} };
 

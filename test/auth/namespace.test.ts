@@ -4,15 +4,7 @@
  * is scoped to namespace \"<ns>\""} (Flipt answers 401 for both; see the README).
  */
 import t from 'tap';
-import { bootstrapTokenFrom, createToken, denied, request, startAuthServer } from './support.js';
-
-const REQUIRED = `
-authentication:
-  required: true
-  methods:
-    token:
-      enabled: true
-`;
+import { bootstrapTokenFrom, createToken, denied, request, REQUIRED, startAuthServer } from './support.js';
 
 const ev = (namespaceKey: string | undefined, flagKey = 'color') => ({
   ...(namespaceKey !== undefined ? { namespaceKey } : {}),

@@ -10,15 +10,7 @@
  */
 import t from 'tap';
 import { classifyRequest } from '../../src/auth/scope.js';
-import { UNAUTHENTICATED, bootstrapTokenFrom, createToken, denied, request, startAuthServer } from './support.js';
-
-const REQUIRED = `
-authentication:
-  required: true
-  methods:
-    token:
-      enabled: true
-`;
+import { bootstrapTokenFrom, createToken, denied, request, REQUIRED, startAuthServer, UNAUTHENTICATED } from './support.js';
 
 const OFREP_UNAUTHENTICATED = { errorCode: 'GENERAL', errorDetails: 'request was not authenticated' };
 const ofrepDenied = (ns: string) => ({ errorCode: 'GENERAL', errorDetails: `permission denied: token is scoped to namespace "${ns}"` });

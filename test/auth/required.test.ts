@@ -4,15 +4,7 @@
  * and the 401 rows of the reference's error catalogue (§2.14).
  */
 import t from 'tap';
-import { UNAUTHENTICATED, bootstrapTokenFrom, request, startAuthServer } from './support.js';
-
-const REQUIRED = `
-authentication:
-  required: true
-  methods:
-    token:
-      enabled: true
-`;
+import { bootstrapTokenFrom, request, REQUIRED, startAuthServer, UNAUTHENTICATED } from './support.js';
 
 const EVAL = { namespaceKey: 'default', flagKey: 'color', entityId: 'e1', context: {} };
 

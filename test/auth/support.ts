@@ -142,6 +142,15 @@ export function request(url: string, opts: RequestOptions = {}): Promise<JsonRes
   return call(url, init);
 }
 
+/** Config YAML: authentication required, static tokens on (the bootstrap token is logged at start). */
+export const REQUIRED = `
+authentication:
+  required: true
+  methods:
+    token:
+      enabled: true
+`;
+
 export const UNAUTHENTICATED = { code: 16, message: 'request was not authenticated', details: [] };
 
 export function denied(namespace: string) {

@@ -4,15 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { UNAUTHENTICATED, T0, bootstrapTokenFrom, createToken, request, startAuthServer } from './support.js';
-
-const REQUIRED = `
-authentication:
-  required: true
-  methods:
-    token:
-      enabled: true
-`;
+import { bootstrapTokenFrom, createToken, request, REQUIRED, startAuthServer, T0, UNAUTHENTICATED } from './support.js';
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

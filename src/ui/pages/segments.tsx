@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
 import { NamespaceTabs } from '../components/namespace-tabs.js';
 import { PageTitle } from '../components/page-title.js';
+import { Pager } from '../components/pager.js';
 import { ErrorBox, Loading } from '../components/status-line.js';
 import { useApp } from '../context.js';
 import { constraintText, matchTypeLabel } from '../lib/constraint-text.js';
@@ -71,19 +72,7 @@ export function SegmentsPage({ namespace }: { namespace: string }) {
               </table>
             </div>
           )}
-          {shown.pages > 1 && (
-            <nav class="pager" aria-label="Pages">
-              <button type="button" disabled={shown.page <= 1} onClick={() => setPage(shown.page - 1)}>
-                Previous
-              </button>
-              <span>
-                Page {shown.page} of {shown.pages}
-              </span>
-              <button type="button" disabled={shown.page >= shown.pages} onClick={() => setPage(shown.page + 1)}>
-                Next
-              </button>
-            </nav>
-          )}
+          <Pager page={shown.page} pages={shown.pages} onPage={setPage} />
         </>
       )}
     </>
