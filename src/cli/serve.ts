@@ -101,6 +101,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     logger: logger.child({ component: 'store' }),
     maxFileSize: config.storage.max_file_size,
     maxStateSize: config.storage.max_state_size,
+    referenceRemoval: { listings: config.storage.reference_removal.listings, graceMs: config.storage.reference_removal.grace },
     ...storeOptions,
   });
 

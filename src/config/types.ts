@@ -36,6 +36,8 @@ export interface Config {
     max_file_size: number;
     /** Refuse a revision whose state files add up to more bytes (default 64 MiB). */
     max_state_size: number;
+    /** A reference the backend stops listing is dropped after `listings` polls (default 3) spanning `grace` ms (default 1m). */
+    reference_removal: { listings: number; grace: number };
     local: { path: string };
     git: GitStorageConfig;
     oci: OciStorageConfig;

@@ -162,7 +162,8 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
       listing = await lister.list();
       listings++;
       listed = referenceNames(listing);
-      if (mirrorP !== undefined && fingerprint() !== before) {
+      // An empty listing is never taken as "every branch was deleted" by the local copy either.
+      if (mirrorP !== undefined && fingerprint() !== before && listing.length > 0) {
         // Keep the local copy honest for a restart while the server is down; best effort.
         await (await mirror()).prune(listing).catch(() => {});
       }
@@ -254,7 +255,10 @@ function pathSource(path: string, opts: GitSourceOptions, directory: string): Gi
     repository: path,
     async refs() {
       listings++;
-      return toRevisions(referenceNames(await listLocalRefs(await db())));
+      const d = await db();
+      // A repository that went away lists no refs without failing: that is an outage, not "no branches".
+      if (!existsSync(join(d.gitdir, 'objects'))) throw new Error(`${path} is not a Git repository (any more)`);
+      return toRevisions(referenceNames(await listLocalRefs(d)));
     },
     async files(rev) {
       const d = await db();

@@ -13,7 +13,9 @@
  * built on every refresh; any other reference the source lists (or can look up, e.g. a commit
  * id) is built on its first request, requests for it share that one build, then it is refreshed
  * with the others while it is used and dropped after `idleTtlMs` without requests. A reference
- * the source stops listing (a deleted branch) is dropped. A request for a built reference never
+ * the source stops listing (a deleted branch) is dropped once it stays unlisted for the removal
+ * grace (ref-absence.ts): until then it keeps its last good snapshot and its rejected revision,
+ * so a backend that briefly lists nothing costs nothing. A request for a built reference never
  * waits on the source. Polled sources are polled on a timer that backs off with jitter while
  * polls fail; a reference not confirmed for `maxStalenessMs` is reported `stale` (see /ready).
  *
@@ -39,6 +41,7 @@ import { createMatcherWarmup } from './matcher-warmup.js';
 import { BoundedNameSet } from './name-set.js';
 import { createParseCache, type ParseCacheStats } from './parse-cache.js';
 import { defaultMaxBackoffMs, nextPollDelay } from './poll-schedule.js';
+import { manyVanished, RefAbsenceTracker } from './ref-absence.js';
 import type { RefStatus, RejectedRevision, SnapshotStore, StoreEvent } from './types.js';
 
 /** The subset of a pino logger the store uses. */
@@ -83,6 +86,12 @@ export interface SnapshotStoreOptions {
   readonly maxPendingBuilds?: number;
   /** Whether a name the source does not list but can look up (a Git commit id) may be served (default true). */
   readonly allowUnlistedReferences?: boolean;
+  /**
+   * `storage.reference_removal`: a reference the source stops listing is dropped only once it is
+   * absent from this many polls in a row spanning at least `graceMs`. Absent: at the first poll
+   * without it (the config schema holds the served default).
+   */
+  readonly referenceRemoval?: { readonly listings: number; readonly graceMs: number };
 }
 
 export interface ManagedSnapshotStore extends SnapshotStore {
@@ -152,6 +161,9 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
   const maxReferences = opts.maxReferences ?? DEFAULT_MAX_REFERENCES;
   const maxPendingBuilds = opts.maxPendingBuilds ?? DEFAULT_MAX_PENDING_BUILDS;
   const allowUnlisted = opts.allowUnlistedReferences ?? true;
+  const absence = new RefAbsenceTracker(opts.referenceRemoval ?? { listings: 1, graceMs: 0 });
+  /** The names the last successful poll listed (a listing that loses most of them is reported). */
+  let lastPolled: ReadonlySet<string> | undefined;
   let startedAt = nowMs();
   let consecutiveFailures = 0;
   let nextDelayMs: number | undefined;
@@ -308,6 +320,14 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     const checkedAt = nowMs();
     let failed = false;
     evictIdle(checkedAt);
+    const vanished = lastPolled !== undefined ? manyVanished(lastPolled, current) : undefined;
+    if (vanished !== undefined) {
+      logger.warn(
+        { vanished: vanished.names.length, listedBefore: vanished.before, listedNow: current.size, references: vanished.names.slice(0, 20) },
+        'many references vanished from the listing at once (a backend fault more likely than deletions): each is kept until it stays unlisted for the removal grace',
+      );
+    }
+    lastPolled = new Set(current.keys());
 
     const tracked = new Set([defaultReference, ...refs.keys()]);
     for (const ref of current.keys()) if (isPrebuilt(ref)) tracked.add(ref);
@@ -324,10 +344,20 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
           failed = true;
           recordError(ref, `reference "${ref}" not found`);
         } else if (st !== undefined) {
-          drop(ref); // the branch is gone: stop serving it
-          logger.info({ reference: ref }, 'reference no longer exists; dropped');
+          const seen = absence.note(ref, false, checkedAt);
+          if (seen.kind === 'gone') {
+            drop(ref); // the branch is gone: stop serving it
+            logger.info({ reference: ref, unlistedPolls: seen.listings, unlistedMs: checkedAt - seen.sinceMs }, 'reference no longer exists; dropped');
+          } else if (seen.kind === 'missing' && seen.first) {
+            logger.info({ reference: ref }, 'reference missing from the listing; kept with its last good state until it stays unlisted for the removal grace');
+          }
         }
         continue;
+      }
+      const missingSince = absence.missingSince(ref);
+      if (missingSince !== undefined) {
+        absence.note(ref, true, checkedAt);
+        logger.info({ reference: ref, unlistedMs: checkedAt - missingSince }, 'reference listed again; its last good state was kept');
       }
       if (st !== undefined && st.revision?.id === rev.id) {
         // Back to the served content (e.g. a broken edit undone): nothing newer is rejected any more.
@@ -369,6 +399,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
 
   function drop(ref: string): void {
     refs.delete(ref);
+    absence.forget(ref);
     emit({ type: 'dropped', reference: ref });
   }
 
