@@ -89,6 +89,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       baseDir: configFile !== undefined ? dirname(resolve(io.cwd, configFile)) : io.cwd,
       cwd: io.cwd,
       ...(slot === undefined ? {} : { workerSlot: slot }),
+      logger: logger.child({ component: 'source' }),
     });
   } catch (err) {
     io.stderr(`vexil: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -4,6 +4,7 @@
  */
 import { resolveDataDir } from '../auth/data-dir.js';
 import type { Config } from '../config/types.js';
+import type { SourceLogger } from './types.js';
 import { gitStorageFromConfig } from './git/from-config.js';
 import { createLocalSource, LOCAL_REFERENCE } from './local.js';
 import { objectStorageFromConfig } from './object/from-config.js';
@@ -11,7 +12,7 @@ import { ociStorageFromConfig } from './oci/from-config.js';
 import type { Storage, StorageContext } from './storage.js';
 
 /** Throws ConfigError (key paths) when the backend's keys are unusable. */
-export function storageFromConfig(config: Config, opts: { baseDir: string; cwd: string; workerSlot?: number }): Storage {
+export function storageFromConfig(config: Config, opts: { baseDir: string; cwd: string; workerSlot?: number; logger?: SourceLogger }): Storage {
   const ctx: StorageContext = {
     baseDir: opts.baseDir,
     dataDir: resolveDataDir(config.data_dir, opts.cwd),
@@ -29,7 +30,10 @@ export function storageFromConfig(config: Config, opts: { baseDir: string; cwd: 
         description: config.storage.local.path,
       };
     case 'git':
-      return gitStorageFromConfig(config, ctx.baseDir, ctx.workerSlot === undefined ? {} : { workerSlot: ctx.workerSlot });
+      return gitStorageFromConfig(config, ctx.baseDir, {
+        ...(ctx.workerSlot === undefined ? {} : { workerSlot: ctx.workerSlot }),
+        ...(opts.logger === undefined ? {} : { logger: opts.logger }),
+      });
     case 'oci':
       return ociStorageFromConfig(config, ctx);
     case 'object':

@@ -10,20 +10,26 @@
  * - `files(rev)` lists the tree of the commit under `directory`; a file's content id is its blob
  *   id, so branches sharing a file share its parsed document.
  * - Revisions carry the commit's author, message and time, shown for rejected commits.
+ * - A read from the mirror that fails for a reason other than the content (a file too large, a
+ *   missing directory) has the mirror checked for damage (mirror.ts); when it was damaged it is
+ *   replaced by an empty one, the commit fetched again and the read made once more. A read that
+ *   still cannot be made is a backend failure (SourceReadError), never a problem on the file.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { authHeaders, hasCredentials, type GitAuth } from './git/auth.js';
+import { GitAuthFileError, authHeaders, hasCredentials, type GitAuth } from './git/auth.js';
 import { atomicFs } from './git/atomic-fs.js';
-import { redactUrl } from './git/errors.js';
-import { createGitHttpClient, type GitHttpClient } from './git/http-client.js';
+import { GitServerError, redactUrl } from './git/errors.js';
+import { createGitHttpClient, GitTransportError, type GitHttpClient } from './git/http-client.js';
 import { createRefLister, type RemoteRef } from './git/ls-refs.js';
 import { listLocalRefs, openMirror, type Mirror } from './git/mirror.js';
-import { hasCommit, listFiles, normalizeDirectory, peel, revisionMeta, type ObjectDb } from './git/objects.js';
+import { DirectoryMissingError, hasCommit, listFiles, normalizeDirectory, ObjectTooLargeError, peel, revisionMeta, type ObjectDb } from './git/objects.js';
 import { defaultCacheDir, parseRepository, type RepositoryLocation } from './git/options.js';
 import { isCommitId, referenceNames, type ListedRef } from './git/ref-names.js';
-import type { FileSet, Revision, Source } from './types.js';
+import { FileRefusedError } from './file-refused.js';
+import { SourceReadError } from './source-read-error.js';
+import type { FileSet, Revision, Source, SourceLogger } from './types.js';
 
 export { GitOptionsError, parseRepository } from './git/options.js';
 
@@ -48,6 +54,8 @@ export interface GitSourceOptions {
   readonly maxFileSize?: number;
   /** `storage.git.max_fetch_size`: bytes one fetch may receive (default 1 GiB). */
   readonly maxFetchSize?: number;
+  /** Where a damaged cache found and replaced is reported. */
+  readonly logger?: SourceLogger;
 }
 
 export interface GitSourceStats {
@@ -119,6 +127,7 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
       hasCredentials: withCredentials,
       ...(opts.maxPacks !== undefined ? { maxPacks: opts.maxPacks } : {}),
       ...(opts.maxFetchSize !== undefined ? { maxFetchSize: opts.maxFetchSize } : {}),
+      ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
     }).then(
       (m) => (opened = m),
       (err: unknown) => {
@@ -143,6 +152,62 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
     const target = listed.get(rev.ref);
     if (target !== undefined) await m.fetchOne({ name: target.fullName, oid: target.oid }, defaultHave());
     else await fetchEverything(m);
+  }
+
+  /**
+   * Runs `read` on the mirror. When it fails for a reason the content does not explain and the
+   * mirror turns out damaged (it is then replaced by an empty one), `refetch` brings the commit
+   * back and the read is made again. Concurrent reads share one check; a read that failed on the
+   * mirror replaced meanwhile just retries.
+   */
+  async function withRepair<T>(m: Mirror, what: string, read: () => Promise<T>, refetch: () => Promise<void>): Promise<T> {
+    const seen = m.generation;
+    try {
+      return await read();
+    } catch (err) {
+      if (!mayBeCacheDamage(err)) throw err;
+      const repaired = m.generation !== seen || (await m.repairIfDamaged(`${what}: ${err instanceof Error ? err.message : String(err)}`));
+      if (!repaired) throw err;
+      fetchedAllFor = undefined;
+      try {
+        await refetch();
+        return await read();
+      } catch (again) {
+        if (again instanceof FileRefusedError || again instanceof DirectoryMissingError || again instanceof ObjectTooLargeError) throw again;
+        const why = again instanceof Error ? again.message : String(again);
+        throw new SourceReadError(`${what} failed after the damaged git cache was replaced: ${why}`, { cause: again });
+      }
+    }
+  }
+
+  /** The commit of `rev` in the mirror, fetched when missing. */
+  async function ensureCommit(m: Mirror, rev: Revision): Promise<void> {
+    if (!(await hasCommit(m, rev.id))) await fetchFor(rev);
+    if (!(await hasCommit(m, rev.id))) throw new Error(`commit ${rev.id} of reference "${rev.ref}" is not on the git server any more`);
+  }
+
+  async function readRevision(m: Mirror, rev: Revision): Promise<FileSet> {
+    let revision = rev;
+    if (!(await hasCommit(m, rev.id))) {
+      await fetchFor(rev);
+      // The fetch brought the branch's tip as the server has it now, which may be newer than
+      // the listing `rev` came from (a request for a branch not built since the last poll).
+      const target = listed.get(rev.ref);
+      const tip = target !== undefined ? await resolveLocal(m, target.fullName) : undefined;
+      if (tip !== undefined && tip !== rev.id && (await hasCommit(m, tip))) revision = { id: tip, ref: rev.ref };
+      else if (!(await hasCommit(m, rev.id))) {
+        throw new Error(`commit ${rev.id} of reference "${rev.ref}" is not on the git server any more`);
+      }
+    }
+    const set = await fileSet(m, revision, directory, opts.maxFileSize);
+    const at = set.revision;
+    return {
+      ...set,
+      files: set.files.map((f) => ({
+        ...f,
+        bytes: () => withRepair(m, `reading ${f.path} at commit ${at.id}`, () => f.bytes(), () => ensureCommit(m, at)),
+      })),
+    };
   }
 
   async function fetchEverything(m: Mirror): Promise<void> {
@@ -171,19 +236,8 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
     },
     async files(rev) {
       const m = await mirror();
-      let revision = rev;
-      if (!(await hasCommit(m, rev.id))) {
-        await fetchFor(rev);
-        // The fetch brought the branch's tip as the server has it now, which may be newer than
-        // the listing `rev` came from (a request for a branch not built since the last poll).
-        const target = listed.get(rev.ref);
-        const tip = target !== undefined ? await resolveLocal(m, target.fullName) : undefined;
-        if (tip !== undefined && tip !== rev.id && (await hasCommit(m, tip))) revision = { id: tip, ref: rev.ref };
-        else if (!(await hasCommit(m, rev.id))) {
-          throw new Error(`commit ${rev.id} of reference "${rev.ref}" is not on the git server any more`);
-        }
-      }
-      return fileSet(m, revision, directory, opts.maxFileSize);
+      // readRevision fetches what the (replaced) mirror lacks itself.
+      return withRepair(m, `reading commit ${rev.id}`, () => readRevision(m, rev), async () => {});
     },
     async lookup(name) {
       if (!isCommitId(name)) return undefined;
@@ -225,6 +279,22 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
       http.close();
     },
   };
+}
+
+/**
+ * Whether a failed read may come from a damaged mirror: not a refusal of the content (too large,
+ * a link, a missing directory), not the server or the network failing a fetch.
+ */
+function mayBeCacheDamage(err: unknown): boolean {
+  return !(
+    err instanceof FileRefusedError ||
+    err instanceof ObjectTooLargeError ||
+    err instanceof DirectoryMissingError ||
+    err instanceof GitServerError ||
+    err instanceof GitTransportError ||
+    err instanceof GitAuthFileError ||
+    err instanceof SourceReadError
+  );
 }
 
 async function resolveLocal(db: ObjectDb, ref: string): Promise<string | undefined> {

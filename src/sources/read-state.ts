@@ -12,6 +12,7 @@
 import { INDEX_FILE_NAMES, UNREAD, load, loadIfCached, parseCacheKey, selectStateFiles, type BuildCache, type LoadOptions, type LoadResult, type ParseCache, type StateFile } from '../state/load.js';
 import type { Problem } from '../state/problem.js';
 import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE, FileRefusedError, stateTooLarge, tooLarge } from './file-refused.js';
+import { SourceReadError } from './source-read-error.js';
 import { keepTestContexts, readTestContexts } from './test-contexts.js';
 import type { FileSet, SourceFile } from './types.js';
 
@@ -172,6 +173,7 @@ async function readFile(f: SourceFile, maxFileSize: number): Promise<{ file: Sta
     if (bytes.byteLength > maxFileSize) throw tooLarge(f.path, bytes.byteLength, maxFileSize);
     return { file: { path: f.path, bytes, contentId: contentIdOf(f) } };
   } catch (err) {
+    if (err instanceof SourceReadError) throw err; // the backend failed, not this file
     const refused =
       err instanceof FileRefusedError
         ? err

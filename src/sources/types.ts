@@ -32,6 +32,12 @@ export interface FileSet {
   readonly problems?: readonly Problem[];
 }
 
+/** The subset of a pino logger a source reports to (a repaired cache, say). */
+export interface SourceLogger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
 export interface Source {
   readonly kind: 'local' | 'git' | 'oci' | 'object';
   /** What exists now and where it points. Cheap. */

@@ -8,6 +8,7 @@ import { ConfigError } from '../../config/errors.js';
 import type { Config } from '../../config/types.js';
 import type { SnapshotStoreOptions } from '../../store/snapshot-store.js';
 import { createGitSource, type GitSource } from '../git.js';
+import type { SourceLogger } from '../types.js';
 import { defaultCacheDir, gitAuth, gitConfigProblems, parseRepository } from './options.js';
 import { trimCharacter } from '../../text.js';
 
@@ -27,7 +28,7 @@ export interface GitStorage {
  * `workerSlot`: set in a cluster worker. Each worker keeps its own mirror under `worker-<slot>`,
  * because a mirror compaction swaps the folder, which another worker could be reading.
  */
-export function gitStorageFromConfig(config: Config, baseDir: string, opts: { workerSlot?: number } = {}): GitStorage {
+export function gitStorageFromConfig(config: Config, baseDir: string, opts: { workerSlot?: number; logger?: SourceLogger } = {}): GitStorage {
   const git = config.storage.git;
   const problems = gitConfigProblems(git, baseDir);
   if (problems.length > 0) throw new ConfigError(problems);
@@ -47,6 +48,7 @@ export function gitStorageFromConfig(config: Config, baseDir: string, opts: { wo
     maxFetchSize: git.max_fetch_size,
     ...(git.ca_cert_path !== undefined ? { caCertPath: resolve(baseDir, git.ca_cert_path) } : {}),
     ...(auth !== undefined ? { auth } : {}),
+    ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
   });
   const directory = trimCharacter(git.directory, '/');
   return {

@@ -16,13 +16,19 @@
  * - Compaction: every fetch adds a pack file and isomorphic-git cannot repack, while each object
  *   read scans the pack list. Once there are more than `maxPacks`, the mirror is fetched again
  *   whole into a fresh folder (one pack) which then replaces it; the old folder is deleted.
+ * - Damage: the packs are checked when the mirror is opened and whenever a read fails (see
+ *   cache-check.ts). A damaged mirror is set aside and replaced by an empty one, logged with what
+ *   was found; the next build fetches what it needs into it, so nothing is served or refused
+ *   because of our own copy.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
+import type { SourceLogger } from '../types.js';
 import { atomicFs, TEMP_MARKER } from './atomic-fs.js';
+import { checkPacks, type CacheDamage } from './cache-check.js';
 import { describeGitError } from './errors.js';
 import type { GitHttpClient } from './http-client.js';
 import type { RemoteRef } from './ls-refs.js';
@@ -42,6 +48,8 @@ export interface MirrorOptions {
   readonly maxPacks?: number;
   /** Bytes one fetch may receive (default DEFAULT_MAX_FETCH_SIZE). */
   readonly maxFetchSize?: number;
+  /** Where a damaged cache found and replaced is reported. */
+  readonly logger?: SourceLogger;
 }
 
 /** Default of `storage.git.max_fetch_size`. */
@@ -67,6 +75,13 @@ export interface Mirror extends ObjectDb {
   readonly fetches: number;
   /** Pack files in the mirror now. */
   packCount(): Promise<number>;
+  /** Bumped each time the mirror is replaced by an empty one after damage (reads started before may retry). */
+  readonly generation: number;
+  /**
+   * After a failed read: checks the packs and, when they are damaged, replaces the mirror by an
+   * empty one (logged with `trigger` and what was found). True when it did.
+   */
+  repairIfDamaged(trigger: string): Promise<boolean>;
 }
 
 type Fs = Parameters<typeof git.fetch>[0]['fs'];
@@ -127,11 +142,31 @@ async function createRepository(dir: string, url: string): Promise<void> {
   }
 }
 
+/** Sets the damaged mirror aside, makes an empty one in its place, then deletes the old one. */
+async function replaceDamaged(gitdir: string, url: string): Promise<void> {
+  const aside = `${gitdir}.damaged-${randomBytes(4).toString('hex')}`;
+  await rename(gitdir, aside);
+  await createRepository(gitdir, url);
+  await rm(aside, { recursive: true, force: true });
+}
+
+function logDamage(opts: MirrorOptions, gitdir: string, damage: readonly CacheDamage[], when: string): void {
+  opts.logger?.warn(
+    { cache: gitdir, when, damage: damage.slice(0, 20), damagedFiles: damage.length },
+    'git cache damaged: set aside and replaced by an empty one; the commits served are fetched again',
+  );
+}
+
 export async function openMirror(opts: MirrorOptions): Promise<Mirror> {
   const gitdir = mirrorPath(opts.cacheDir, opts.url);
   await mkdir(opts.cacheDir, { recursive: true });
   if (isRepository(gitdir)) {
     await removeTempFiles(gitdir);
+    const damage = await checkPacks(gitdir);
+    if (damage.length > 0) {
+      logDamage(opts, gitdir, damage, 'found when the cache was opened');
+      await replaceDamaged(gitdir, opts.url);
+    }
   } else {
     if (existsSync(gitdir)) {
       // Half-made by a crash during a first start: set aside, then start over.
@@ -170,6 +205,7 @@ export async function openMirror(opts: MirrorOptions): Promise<Mirror> {
       },
     });
   let fetches = 0;
+  let generation = 0;
   let tail: Promise<unknown> = Promise.resolve();
   const serial = <T>(fn: () => Promise<T>): Promise<T> => {
     const p = tail.then(fn);
@@ -233,7 +269,26 @@ export async function openMirror(opts: MirrorOptions): Promise<Mirror> {
     get fetches() {
       return fetches;
     },
+    get generation() {
+      return generation;
+    },
     packCount,
+    repairIfDamaged(trigger) {
+      const seen = generation;
+      return serial(async () => {
+        if (generation !== seen) return true; // replaced while this waited
+        const damage = await checkPacks(gitdir);
+        if (damage.length === 0) {
+          opts.logger?.info({ cache: gitdir, trigger }, 'a read from the git cache failed; its packs are whole');
+          return false;
+        }
+        logDamage(opts, gitdir, damage, `found after a failed read (${trigger})`);
+        await replaceDamaged(gitdir, opts.url);
+        cache = {};
+        generation++;
+        return true;
+      });
+    },
     fetchOne(target, haveRef) {
       return serial(async () => {
         const have = (await localRef(target.name)) !== undefined ? target.name : haveRef;
