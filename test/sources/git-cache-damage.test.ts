@@ -8,7 +8,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync, truncateSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { pino } from 'pino';
-import tap from 'tap';
+import tap, { type Test } from 'tap';
 import { checkPacks } from '../../src/sources/git/cache-check.js';
 import { gitFixture, gitUnavailableReason, greeting, startGitFixture, type GitFixture } from '../support/git-fixture.js';
 import { testsNeeding } from '../support/requirements.js';
@@ -52,7 +52,7 @@ function flipBit(file: string, at: number): void {
 }
 
 /** A first run: fills the cache with main's commit, then stops. */
-async function firstRun(t: Parameters<Parameters<typeof tap.test>[1]>[0]) {
+async function firstRun(t: Test) {
   const g = await startGitFixture(t);
   const c1 = await g.repo.commit('main', state());
   const store = g.store();
