@@ -24,7 +24,7 @@ async function bulk(url: string, context: unknown, headers: Record<string, strin
   return post(`${url}${BULK}`, { context }, headers);
 }
 
-async function variant(url: string, flagKey: string, entityId: string | undefined, context: Record<string, string>, namespaceKey = 'default'): Promise<Json> {
+async function variant(url: string, flagKey: string, entityId: string | undefined, context: Record<string, string | null>, namespaceKey = 'default'): Promise<Json> {
   const res = await post(`${url}/evaluate/v1/variant`, { namespaceKey, flagKey, context, ...(entityId !== undefined ? { entityId } : {}) });
   return res.body as Json;
 }
@@ -118,6 +118,10 @@ t.test('typed context values: numbers and booleans compare as Flipt constraints 
   t.same(nulled.body, absent.body, 'null reads as absent');
   t.equal((nulled.body as Json).metadata && ((nulled.body as Json).metadata as Json).segments, 'unknowns');
   t.equal(((given.body as Json).metadata as Json).segments, 'everyone');
+  // ... which evaluates as /evaluate/v1 evaluates a null value (""), so both APIs agree.
+  const v1Null = await variant(s.url, 'split', 'u1', { targetingKey: 'u1', nickname: null });
+  t.equal(v1Null.variantKey, (nulled.body as Json).variant, '/evaluate/v1 with nickname: null answers the same variant');
+  t.same(v1Null.segmentKeys, ['unknowns'], '... through the same segment');
 
   for (const [name, value] of [['object', { a: 1 }], ['array', [1, 2]], ['nested empty', {}]] as const) {
     const res = await ofrep(s.url, 'theme', { targetingKey: 'u1', plan: value });

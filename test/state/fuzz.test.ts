@@ -133,7 +133,7 @@ function caretsOnNothing(bytes: Uint8Array, problems: readonly Problem[]): strin
       const c = caretCharacter(text, p);
       return c === undefined || c === ' ';
     })
-    .map((p) => `${p.line}:${p.column} ${p.message} ${JSON.stringify(caretCharacter(text, p) ?? null)} ${JSON.stringify((text.split("\n")[p.line - 1] ?? "<noline>").slice(Math.max(0, p.column - 30), p.column + 10))}`);
+    .map((p) => `${p.line}:${p.column} ${p.message} (caret on ${JSON.stringify(caretCharacter(text, p) ?? 'nothing')})`);
 }
 
 t.test(`${CASES} mutated state files`, async (t) => {
@@ -179,7 +179,7 @@ t.test(`${CASES} mutated state files`, async (t) => {
     }
   }
   t.ok(syntaxCases >= 50, `the corpus has YAML syntax errors to check (${syntaxCases} files)`);
-  t.same(misplaced.slice(0, 60), [], `every YAML syntax caret is on a character of its quoted line that is not a space (${misplaced.length} are not)`);
+  t.same(misplaced.slice(0, 10), [], `every YAML syntax caret is on a character of its quoted line that is not a space (${misplaced.length} are not)`);
   t.equal(failures, 0, 'every case: no throw, located problems, snapshot iff no error');
   t.ok(loaded > 0 && loaded < CASES, `some mutants still load (${loaded}), most do not`);
   t.ok(byRule.has('yaml.syntax') && byRule.has('schema.type') && byRule.has('file.encoding'), 'the mutations reach the parser, the schema and the decoder');
