@@ -3,6 +3,10 @@
  * located by a second js-yaml pass that records node offsets (yaml-positions.ts); syntax errors
  * are listed by the `yaml` package, which reports every error, not just the first. JSON files use
  * our offset-keeping reader.
+ *
+ * A syntax error is placed on a token (onToken): both YAML parsers report indentation errors at
+ * the start of the whitespace before the mis-indented key, and unterminated quotes or flow
+ * collections at the end of the input, where an excerpt's caret would point at nothing.
  */
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { Finding, PathSegment } from './finding.js';
@@ -39,8 +43,7 @@ export function yamlSyntaxProblems(file: string, text: string, fallback: SyntaxF
       severity: 'error',
       rule: /duplicate/i.test(fallback.message) ? 'yaml.duplicate-key' : 'yaml.syntax',
       file,
-      line: Math.max(1, fallback.line),
-      column: Math.max(1, fallback.column),
+      ...fallbackPosition(text, fallback),
       message: fallback.message,
       hint: SYNTAX_HINT,
     });
@@ -56,7 +59,7 @@ function allYamlErrors(file: string, text: string): Problem[] {
     if (Array.isArray(docs)) {
       for (const doc of docs) {
         for (const err of doc.errors) {
-          const pos = lineCounter.linePos(err.pos[0]);
+          const pos = lineCounter.linePos(onToken(text, err.pos[0], err.code === 'TAB_AS_INDENT'));
           problems.push({
             severity: 'error',
             rule: err.code === 'DUPLICATE_KEY' ? 'yaml.duplicate-key' : 'yaml.syntax',
@@ -144,6 +147,45 @@ function jsonLocator(text: string): Locator {
     }
     return offsetToPosition(text, offset);
   };
+}
+
+/** Characters a syntax error is moved off (onToken). */
+function isBlank(code: number): boolean {
+  return code === 0x20 || code === 0x09 || code === 0x0a || code === 0x0d || code === 0xfeff;
+}
+
+/**
+ * The offset of the token a syntax error reported at `offset` is about: `offset` itself when it is
+ * on a character other than blank (space, tab, line break); when it is in a line's indentation,
+ * the first character after the blanks that follow (the mis-indented key, possibly lines further
+ * down); otherwise, or when only blanks follow, the last character before it that is not blank
+ * (the end of what was read: an unterminated quote, flow collection or key). `keepTab`: a tab at
+ * `offset` is the offending character itself (tabs used as indentation). Only a text that is
+ * blank throughout keeps `offset` (clamped to the text).
+ */
+export function onToken(text: string, offset: number, keepTab = false): number {
+  let at = Math.max(0, Math.min(offset, text.length));
+  if (at < text.length && (!isBlank(text.charCodeAt(at)) || (keepTab && text.charCodeAt(at) === 0x09))) return at;
+  let lineStart = at;
+  while (lineStart > 0 && text.charCodeAt(lineStart - 1) !== 0x0a) lineStart--;
+  let indentation = true;
+  for (let i = lineStart; i < at && indentation; i++) indentation = isBlank(text.charCodeAt(i));
+  if (indentation) {
+    let next = at;
+    while (next < text.length && isBlank(text.charCodeAt(next))) next++;
+    if (next < text.length) return next;
+  }
+  while (at > 0 && (at >= text.length || isBlank(text.charCodeAt(at)))) at--;
+  return at < text.length && !isBlank(text.charCodeAt(at)) ? at : Math.min(offset, text.length);
+}
+
+/**
+ * Where js-yaml's report goes: on the token at its offset (js-yaml counts a lone CR as a line
+ * break, excerpts and editors here do not, so its line is used only without an offset).
+ */
+function fallbackPosition(text: string, failure: SyntaxFailure): { line: number; column: number } {
+  if (failure.offset === undefined) return { line: Math.max(1, failure.line), column: Math.max(1, failure.column) };
+  return offsetToPosition(text, onToken(text, failure.offset));
 }
 
 /** 1-based line and column (in UTF-16 units, as editors count) of a 0-based offset. */

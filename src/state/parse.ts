@@ -21,11 +21,12 @@ export function fileKindOf(path: string): FileKind | { unsupported: string } {
   return { unsupported: ext };
 }
 
-/** A parse failure at a 0-based offset (when known) or at a 1-based line/column. */
+/** A parse failure at a 1-based line/column, and at its 0-based offset in the text when known. */
 export interface SyntaxFailure {
   readonly message: string;
   readonly line: number;
   readonly column: number;
+  readonly offset?: number;
 }
 
 export type Decoded = { readonly text: string } | { readonly failure: SyntaxFailure };
@@ -88,12 +89,13 @@ function parseYamlStream(text: string): Parsed {
     return { docs: jsYaml.loadAll(text, undefined, { schema: YAML_SCHEMA }) };
   } catch (err) {
     if (err instanceof jsYaml.YAMLException) {
-      const mark = (err as { mark?: { line?: number; column?: number } }).mark;
+      const mark = (err as { mark?: { line?: number; column?: number; position?: number } }).mark;
       return {
         failure: {
           message: err.reason || 'invalid YAML',
           line: (mark?.line ?? 0) + 1,
           column: (mark?.column ?? 0) + 1,
+          ...(typeof mark?.position === 'number' ? { offset: mark.position } : {}),
         },
       };
     }

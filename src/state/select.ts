@@ -96,11 +96,12 @@ export function readIndex(file: IndexFileInput): { index?: StateIndex; problems:
   try {
     docs = jsYaml.loadAll(decoded.text, undefined, { schema: jsYaml.CORE_SCHEMA });
   } catch (err) {
-    const mark = (err as { mark?: { line?: number; column?: number } }).mark;
+    const mark = (err as { mark?: { line?: number; column?: number; position?: number } }).mark;
     const problems = yamlSyntaxProblems(file.path, decoded.text, {
       message: err instanceof jsYaml.YAMLException ? err.reason : String(err),
       line: (mark?.line ?? 0) + 1,
       column: (mark?.column ?? 0) + 1,
+      ...(typeof mark?.position === 'number' ? { offset: mark.position } : {}),
     }).map((p) => ({ ...p, rule: 'index.syntax' }));
     return { problems, locate: none };
   }

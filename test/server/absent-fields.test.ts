@@ -4,8 +4,10 @@
  * `""`, an absent `context` is `{}`, an absent batch `requests` is `[]`, and JSON `null` reads as
  * absent. On the fast path and on the Koa path alike, a request with the fields left out gets
  * the same answer as the same request with `""`/`{}`, and that answer is what Flipt computes
- * for the empty entity id (its hash). `flagKey` stays required, and a field present with the
- * wrong type stays a 400 naming it.
+ * for the empty entity id (its hash). A `null` context value is the empty string, as Flipt's
+ * gateway reads it (its older protobuf JSON decoder, kept on purpose since Flipt 1.5.1:
+ * flipt-io/flipt#664, #665), so it matches as an absent key does. `flagKey` stays required, and a
+ * field present with the wrong type stays a 400 naming it.
  */
 import { crc32 } from 'node:zlib';
 import { pino } from 'pino';
@@ -53,12 +55,15 @@ t.test('fields left out = their empty values, on the fast path and the Koa path'
     return first.body as Record<string, unknown>;
   };
 
-  // Left out, empty, null: the three spellings of "no entity id, no context".
+  // Left out, empty, null: the spellings of "no entity id, no context" (a null context value is
+  // "", which every operator reads as it reads an absent key).
   const spellings = (base: Record<string, unknown>) => [
     base,
     { ...base, entityId: '', context: {} },
     { ...base, entityId: null, context: null },
     { ...base, entity_id: '' },
+    { ...base, context: { plan: null } },
+    { ...base, context: { plan: '' } },
   ];
 
   const variant = await alike('variant', '/evaluate/v1/variant', spellings({ namespaceKey: 'default', flagKey: 'greeting' }));
@@ -84,6 +89,7 @@ t.test('fields left out = their empty values, on the fast path and the Koa path'
     { requests: items({}) },
     { requests: items({ entityId: '', context: {} }) },
     { requests: items({ entityId: null, context: null }) },
+    { requests: items({ context: { plan: null } }) },
   ]);
   t.match(batch.responses, [
     { type: 'VARIANT_EVALUATION_RESPONSE_TYPE', variantResponse: { variantKey: variant.variantKey } },
@@ -101,7 +107,8 @@ t.test('fields left out = their empty values, on the fast path and the Koa path'
     ['/evaluate/v1/variant', { flagKey: 'greeting', entity_id: false }, 'invalid field entityId: must be a string'],
     ['/evaluate/v1/variant', { flagKey: 'greeting', context: 'plan=beta' }, 'invalid field context: must be an object of string values'],
     ['/evaluate/v1/variant', { flagKey: 'greeting', context: [] }, 'invalid field context: must be an object of string values'],
-    ['/evaluate/v1/variant', { flagKey: 'greeting', context: { plan: null } }, 'invalid field context.plan: must be a string'],
+    ['/evaluate/v1/variant', { flagKey: 'greeting', context: { plan: 1 } }, 'invalid field context.plan: must be a string'],
+    ['/evaluate/v1/batch', { requests: [{ flagKey: 'greeting', context: { plan: null, tier: false } }] }, 'invalid field requests[0].context.tier: must be a string'],
     ['/evaluate/v1/boolean', { flagKey: 'early-access', entityId: {} }, 'invalid field entityId: must be a string'],
     ['/evaluate/v1/boolean', { entityId: 'u' }, 'invalid field flagKey: is required'],
     ['/evaluate/v1/namespaces/default/variant', { flagKey: 'greeting', entityId: ['u'] }, 'invalid field entityId: must be a string'],

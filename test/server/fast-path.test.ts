@@ -58,6 +58,8 @@ const EVALUATION_CASES: Case[] = [
   { name: 'unknown flag', path: '/evaluate/v1/variant', body: json({ flagKey: 'missing', entityId: 'u1' }) },
   { name: 'unknown reference', path: '/evaluate/v1/variant', body: json({ flagKey: 'color', entityId: 'u1', reference: 'nope' }) },
   { name: 'entityId and context left out', path: '/evaluate/v1/variant', body: json({ flagKey: 'color' }) },
+  { name: 'null context value (as "")', path: '/evaluate/v1/variant', body: json({ flagKey: 'color', entityId: 'u1', context: { plan: null } }) },
+  { name: 'null context value in a batch item', path: '/evaluate/v1/batch', body: json({ requests: [{ flagKey: 'new-checkout', entityId: 'u1', context: { plan: null } }] }) },
   { name: 'missing flagKey', path: '/evaluate/v1/variant', body: json({ entityId: 'u1' }) },
   { name: 'wrong type', path: '/evaluate/v1/variant', body: json({ flagKey: 7, entityId: 'u1' }) },
   { name: 'array body', path: '/evaluate/v1/variant', body: '[]' },

@@ -31,7 +31,7 @@ t.test('error catalogue over HTTP', async (t) => {
       [{ flagKey: 'color', entityId: ['u'] }, 'invalid field entityId: must be a string'],
       [{ flagKey: 'color', entityId: 'u', namespaceKey: false }, 'invalid field namespaceKey: must be a string'],
       [{ flagKey: 'color', entityId: 'u', context: { age: 42 } }, 'invalid field context.age: must be a string'],
-      [{ flagKey: 'color', entityId: 'u', context: { x: null } }, 'invalid field context.x: must be a string'],
+      [{ flagKey: 'color', entityId: 'u', context: { x: {} } }, 'invalid field context.x: must be a string'],
       [{ flagKey: 'color', entityId: 'u', context: ['a'] }, 'invalid field context: must be an object of string values'],
       [{ flagKey: 'color', entityId: 'u', context: 'plan=beta' }, 'invalid field context: must be an object of string values'],
       [{ flagKey: 'color', entityId: 'u', requestId: 7 }, 'invalid field requestId: must be a string'],

@@ -89,6 +89,23 @@ t.test('POST /api/v1/evaluate: every field, in order', async (t) => {
   t.match(snake.body, { requestId: 'r-2', flagKey: 'color', entityId: 'e1', namespaceKey: 'default' }, 'snake_case names');
 });
 
+t.test('a null context value is "" (Flipt since 1.5.1: flipt-io/flipt#664, #665)', async (t) => {
+  const s = await startTestServer(t);
+  // The request of flipt-io/flipt#664, which Flipt 1.5.0 refused with 400 and 1.5.1 answers.
+  const req = { flag_key: 'color', entity_id: 'ccf4c0a9-fc44-4478-a790-a01762efff01', context: { cohort: null, plan: 'beta' } };
+  const res = await post(`${s.url}/api/v1/evaluate`, req);
+  t.equal(res.status, 200);
+  const body = res.body as Json;
+  t.same(body.requestContext, { cohort: '', plan: 'beta' }, 'echoed as the string map Flipt decoded: cohort is ""');
+  const asEmpty = (await post(`${s.url}/api/v1/evaluate`, { ...req, context: { cohort: '', plan: 'beta' } })).body as Json;
+  t.same({ ...body, requestId: '', timestamp: '', requestDurationMillis: 0 }, { ...asEmpty, requestId: '', timestamp: '', requestDurationMillis: 0 }, 'evaluated as ""');
+  await agrees(t, s.url, body, { flagKey: 'color', entityId: req.entity_id, context: { cohort: null, plan: 'beta' } });
+  const batch = await post(`${s.url}/api/v1/batch-evaluate`, { requests: [req, { ...req, context: { cohort: null } }] });
+  t.equal(batch.status, 200, 'batch items too');
+  t.same((batch.body.responses as Json[]).map((r) => r.requestContext), [{ cohort: '', plan: 'beta' }, { cohort: '' }]);
+  expectError(t, await post(`${s.url}/api/v1/evaluate`, { ...req, context: { cohort: 0 } }), 400, 'invalid field context.cohort: must be a string');
+});
+
 t.test('namespaces: the body, or the path; a path and a body disagreeing is refused', async (t) => {
   const s = await startTestServer(t);
   const inBody = (await post(`${s.url}/api/v1/evaluate`, { namespaceKey: 'production', flagKey: 'color', entityId: 'e1' })).body as Json;

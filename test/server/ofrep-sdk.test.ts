@@ -195,9 +195,9 @@ gitTest.test('git backend, two branches: the reference header and the environmen
   const gift = (c: Client) => c.getBooleanValue('gift-wrapping', true, { targetingKey: 'u1' });
   t.same([await gift(main), await gift(byReference), await gift(byEnvironment)], [true, false, false], 'main, X-Svc-Reference: feature, X-Flipt-Environment: staging');
   const missingBranch = await clientFor(url, { 'X-Flipt-Namespace': 'checkout', 'X-Svc-Reference': 'no-such-branch' });
-  t.match(await missingBranch.getBooleanDetails('gift-wrapping', true, {}), { value: true, reason: 'ERROR' }, 'an unknown reference: the default value');
+  t.match(await missingBranch.getBooleanDetails('gift-wrapping', true, {}), { value: true, reason: 'ERROR', errorCode: 'GENERAL', errorMessage: /reference "no-such-branch" not found/ }, 'an unknown reference: the default value, GENERAL (400)');
   const unmapped = await clientFor(url, { 'X-Flipt-Namespace': 'checkout', 'X-Flipt-Environment': 'production' });
-  t.match(await unmapped.getBooleanDetails('gift-wrapping', true, {}), { value: true, reason: 'ERROR' }, 'an unmapped environment: the default value');
+  t.match(await unmapped.getBooleanDetails('gift-wrapping', true, {}), { value: true, reason: 'ERROR', errorCode: 'GENERAL', errorMessage: /environment "production" not found/ }, 'an unmapped environment: the default value, GENERAL (400)');
 
   for (const id of ['a', 'b', 'c', 'd', 'e']) {
     const context = { targetingKey: id, country: 'DE', api_version: 4, user_agent: 'Mozilla' };

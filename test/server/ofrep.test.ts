@@ -24,7 +24,7 @@ async function bulk(url: string, context: unknown, headers: Record<string, strin
   return post(`${url}${BULK}`, { context }, headers);
 }
 
-async function variant(url: string, flagKey: string, entityId: string | undefined, context: Record<string, string>, namespaceKey = 'default'): Promise<Json> {
+async function variant(url: string, flagKey: string, entityId: string | undefined, context: Record<string, string | null>, namespaceKey = 'default'): Promise<Json> {
   const res = await post(`${url}/evaluate/v1/variant`, { namespaceKey, flagKey, context, ...(entityId !== undefined ? { entityId } : {}) });
   return res.body as Json;
 }
@@ -118,6 +118,10 @@ t.test('typed context values: numbers and booleans compare as Flipt constraints 
   t.same(nulled.body, absent.body, 'null reads as absent');
   t.equal((nulled.body as Json).metadata && ((nulled.body as Json).metadata as Json).segments, 'unknowns');
   t.equal(((given.body as Json).metadata as Json).segments, 'everyone');
+  // ... which evaluates as /evaluate/v1 evaluates a null value (""), so both APIs agree.
+  const v1Null = await variant(s.url, 'split', 'u1', { targetingKey: 'u1', nickname: null });
+  t.equal(v1Null.variantKey, (nulled.body as Json).variant, '/evaluate/v1 with nickname: null answers the same variant');
+  t.same(v1Null.segmentKeys, ['unknowns'], '... through the same segment');
 
   for (const [name, value] of [['object', { a: 1 }], ['array', [1, 2]], ['nested empty', {}]] as const) {
     const res = await ofrep(s.url, 'theme', { targetingKey: 'u1', plan: value });
@@ -167,24 +171,33 @@ t.test('namespace headers: X-Svc-Namespace, X-Flipt-Namespace, default', async (
   const other = await bulk(s.url, {}, { 'X-Flipt-Namespace': 'other' });
   t.same(other.body, { flags: [{ key: 'theme', reason: 'DEFAULT', variant: 'sepia', metadata: {}, value: 'sepia' }] });
   // The reference: the X-Svc-Reference / X-Flipt-Reference header, ?reference=, the environment header.
-  // A local folder has one reference, `local`; an unknown one is 404, and no missing flag.
+  // A local folder has one reference, `local`. An unknown one is no missing flag: OFREP's 404 is
+  // FLAG_NOT_FOUND only, and its bulk answer has no 404 at all (200/304/400/401/403/429/500), so
+  // both answer 400 GENERAL, with the same message.
   for (const [name, headers, query] of [
     ['X-Svc-Reference', { 'X-Svc-Reference': 'nope' }, ''],
     ['X-Flipt-Reference', { 'X-Flipt-Reference': 'nope' }, ''],
     ['?reference=', {}, '?reference=nope'],
   ] as Array<[string, Record<string, string>, string]>) {
     const res = await post(`${s.url}${SINGLE}theme${query}`, { context: {} }, headers);
-    t.equal(res.status, 404, name);
+    t.equal(res.status, 400, name);
     t.same(res.body, { key: 'theme', errorCode: 'GENERAL', errorDetails: 'reference "nope" not found' }, `${name}: GENERAL, not FLAG_NOT_FOUND`);
     t.equal((await post(`${s.url}${SINGLE}theme${query.replace('nope', 'local')}`, { context: {} }, Object.fromEntries(Object.entries(headers).map(([k]) => [k, 'local'])))).status, 200, `${name}: local`);
+    const inBulk = await post(`${s.url}${BULK}${query}`, { context: {} }, headers);
+    t.equal(inBulk.status, 400, `${name}, bulk`);
+    t.same(inBulk.body, { errorCode: 'GENERAL', errorDetails: 'reference "nope" not found' }, `${name}, bulk: GENERAL`);
   }
   const environment = await ofrep(s.url, 'theme', {}, { 'X-Flipt-Environment': 'staging' });
-  t.equal(environment.status, 404);
+  t.equal(environment.status, 400);
   t.match(environment.body, { key: 'theme', errorCode: 'GENERAL', errorDetails: /^environment "staging" not found/ }, 'an unmapped environment');
+  const bulkEnvironment = await bulk(s.url, {}, { 'X-Flipt-Environment': 'staging' });
+  t.equal(bulkEnvironment.status, 400);
+  t.same(bulkEnvironment.body, { errorCode: 'GENERAL', errorDetails: environment.body.errorDetails }, 'bulk, an unmapped environment: the same message');
   t.equal((await ofrep(s.url, 'theme', {}, { 'X-Svc-Environment': 'default' })).status, 200, 'environment default');
   const bulkMissing = await bulk(s.url, {}, { 'X-Svc-Namespace': 'nope' });
-  t.equal(bulkMissing.status, 404);
-  t.ok(isOfrepError(bulkMissing.body, 'FLAG_NOT_FOUND'));
+  t.equal(bulkMissing.status, 400, 'bulk, an unknown namespace: 400');
+  t.same(bulkMissing.body, { errorCode: 'GENERAL', errorDetails: 'namespace "nope" not found' }, 'bulk, an unknown namespace: GENERAL, the same message');
+  t.equal(missingNs.status, 404, 'single flag, an unknown namespace: still 404 FLAG_NOT_FOUND (the flag is not found)');
 });
 
 t.test('bulk: the default set, named flags (array or string), per-flag not found', async (t) => {

@@ -1,11 +1,15 @@
 /**
  * 1,000 mutated state files (truncation, type swaps, garbage bytes, deep nesting, huge strings,
  * line edits): the loader never throws, and whatever fails comes back as problems located in the
- * file (line and column >= 1). Seeded, so a failure reproduces; the seed and case are printed.
+ * file (line and column >= 1), and every syntax problem's caret, in the excerpt that quotes its
+ * line (excerpt.ts), lands on a character of that line that is not a space. Seeded, so a failure
+ * reproduces; the seed and case are printed.
  */
 import t from 'tap';
 import jsYaml from 'js-yaml';
+import { problemExcerpt } from '../../src/state/excerpt.js';
 import { load } from '../../src/state/load.js';
+import type { Problem } from '../../src/state/problem.js';
 import type { StateFile } from '../../src/state/load.js';
 import { fixtureDir, fixtureFile, listFiles } from '../support/state-fixture.js';
 import { mulberry32 } from '../support/prng.js';
@@ -106,9 +110,37 @@ const mutations: Record<string, Mutation> = {
 };
 const names = Object.keys(mutations);
 
+/**
+ * The character under a problem's caret in the excerpt that quotes its line (through
+ * `firstColumn` when the line is shown from a later column), or undefined when the caret is
+ * past the quoted text.
+ */
+function caretCharacter(text: string, p: Problem): string | undefined {
+  const e = problemExcerpt(text, p.line, p.column);
+  if (e === undefined) return undefined;
+  const line = e.lines[p.line - e.startLine]!;
+  const at = e.firstColumn === undefined ? p.column - 1 : 1 + (p.column - e.firstColumn);
+  return at < line.length ? line[at] : undefined;
+}
+
+/** Syntax problems whose caret is not on a character of the quoted line other than a space. */
+function caretsOnNothing(bytes: Uint8Array, problems: readonly Problem[]): string[] {
+  const syntax = problems.filter((p) => p.rule === 'yaml.syntax' || p.rule === 'yaml.duplicate-key');
+  if (syntax.length === 0) return [];
+  const text = dec.decode(bytes).replace(/^\ufeff/, '');
+  return syntax
+    .filter((p) => {
+      const c = caretCharacter(text, p);
+      return c === undefined || c === ' ';
+    })
+    .map((p) => `${p.line}:${p.column} ${p.message} (caret on ${JSON.stringify(caretCharacter(text, p) ?? 'nothing')})`);
+}
+
 t.test(`${CASES} mutated state files`, async (t) => {
   let failures = 0;
   let loaded = 0;
+  let syntaxCases = 0;
+  const misplaced: string[] = [];
   const byRule = new Map<string, number>();
   for (let c = 0; c < CASES; c++) {
     const base = pick(bases);
@@ -141,7 +173,13 @@ t.test(`${CASES} mutated state files`, async (t) => {
       t.fail(`${label}: ${JSON.stringify(r.problems.slice(0, 3)).slice(0, 800)}`);
     }
     for (const p of r.problems) byRule.set(p.rule, (byRule.get(p.rule) ?? 0) + 1);
+    if (/\.ya?ml$/.test(path) && r.problems.some((p) => p.rule === 'yaml.syntax')) {
+      syntaxCases++;
+      for (const m of caretsOnNothing(bytes, r.problems)) misplaced.push(`${label}: ${m}`);
+    }
   }
+  t.ok(syntaxCases >= 50, `the corpus has YAML syntax errors to check (${syntaxCases} files)`);
+  t.same(misplaced.slice(0, 10), [], `every YAML syntax caret is on a character of its quoted line that is not a space (${misplaced.length} are not)`);
   t.equal(failures, 0, 'every case: no throw, located problems, snapshot iff no error');
   t.ok(loaded > 0 && loaded < CASES, `some mutants still load (${loaded}), most do not`);
   t.ok(byRule.has('yaml.syntax') && byRule.has('schema.type') && byRule.has('file.encoding'), 'the mutations reach the parser, the schema and the decoder');

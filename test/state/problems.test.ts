@@ -1,5 +1,7 @@
 import t from 'tap';
+import { problemExcerpt } from '../../src/state/excerpt.js';
 import { load } from '../../src/state/load.js';
+import { YAML_PACKAGE_LIMIT } from '../../src/state/locate.js';
 import type { StateFile } from '../../src/state/load.js';
 import type { Problem } from '../../src/state/problem.js';
 import { fixtureDir, fixtureFile, listFiles, readFixture } from '../support/state-fixture.js';
@@ -141,7 +143,10 @@ const EXPECTED: Record<string, [string, string, number, number][]> = {
     ['error', 'yaml.syntax', 4, 3],
     ['error', 'yaml.syntax', 4, 10],
     ['error', 'yaml.syntax', 4, 10],
-    ['error', 'yaml.syntax', 6, 1],
+    ['error', 'yaml.syntax', 5, 24], // the unclosed quote runs to the end: its last character
+  ],
+  'yaml.syntax.indentation.yml': [
+    ['error', 'yaml.syntax', 7, 10], // the mis-indented key, not the whitespace before it
   ],
 };
 
@@ -158,6 +163,23 @@ t.test('each problem fixture: rule ids, severities, lines and columns', async (t
     const errors = r.problems.filter((p) => p.severity === 'error').length;
     t.equal(r.snapshot !== undefined, errors === 0, `${name}: a snapshot iff no error`);
   }
+});
+
+t.test('a syntax error is placed on the offending token, where the excerpt shows a character', async (t) => {
+  const caret = (text: string, p: Problem) => {
+    const e = problemExcerpt(text, p.line, p.column)!;
+    return e.lines[p.line - e.startLine]![p.column - 1];
+  };
+  const indentation = fixtureFile('problems', 'yaml.syntax.indentation.yml');
+  const [p] = load([indentation], opts).problems;
+  t.match(p, { rule: 'yaml.syntax', line: 7, column: 10, message: /Sequence item without - indicator/ });
+  t.equal(caret(new TextDecoder().decode(indentation.bytes), p!), 'd', 'the caret is on `description`, the key one column left of its siblings');
+
+  // Past YAML_PACKAGE_LIMIT only js-yaml reports, at the end of the input for an unclosed quote.
+  const big = `# ${'x'.repeat(YAML_PACKAGE_LIMIT)}\nflags:\n  - key: color\n    name: "unclosed\n`;
+  const [q] = load([file('big.yml', big)], opts).problems;
+  t.match(q, { rule: 'yaml.syntax', line: 4, column: 19, message: /unexpected end of the stream within a double quoted scalar/ });
+  t.equal(caret(big, q!), 'd', 'the last character read, not the empty line after the final newline');
 });
 
 t.test('messages name the field and the flag or segment', async (t) => {

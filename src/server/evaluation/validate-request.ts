@@ -12,9 +12,13 @@
  *   Flipt accepts it (and answers that flag "" is not found).
  * - `entityId` absent = `""` (hashed as the empty string, as Flipt does).
  * - `namespaceKey` absent or `""` means `default`.
- * - `context` absent = `{}`; when present it is an object whose values are all strings (Flipt's
- *   `map<string,string>`: protojson refuses `null` as a map value, so `{"k": null}` is refused
- *   too): `invalid field context.<key>: must be a string`. Its size is bounded (limits.ts).
+ * - `context` absent = `{}`; when present it is an object whose values are strings (Flipt's
+ *   `map<string,string>`), else `invalid field context.<key>: must be a string`. A `null` value is
+ *   the empty string: Flipt's gateway decodes bodies with the older protobuf JSON decoder, which
+ *   reads `{"k": null}` as `k: ""` (protojson refuses it; Flipt went back to the older decoder in
+ *   1.5.1 after users reported that 400 as a breaking change, flipt-io/flipt#664). The key stays
+ *   (the legacy API echoes `requestContext: {"k": ""}`), and every operator reads it as it reads
+ *   an absent key. Its size is bounded (limits.ts).
  * - `requestId`, `reference` optional strings. snake_case names are accepted everywhere.
  * - Batch: `requests` absent = `[]` (an empty batch). The batch-level `reference` applies to
  *   every item; items may repeat it, but naming a different one is refused (vexil evaluates a
@@ -74,7 +78,8 @@ const CONTEXT_PROTOTYPE = Object.create(null) as object;
 /**
  * Text for a context value that is not a string, or undefined to leave the key out; throws to
  * refuse it (`label` names the value in messages: `context.plan`). `/evaluate/v1` passes none and
- * refuses every non-string (Flipt's map<string,string>); OFREP accepts JSON scalars this way.
+ * reads `null` as "" and refuses every other non-string (Flipt's map<string,string>); OFREP
+ * accepts JSON scalars this way (and leaves a `null` out: ofrep/request.ts).
  */
 export type ContextValueText = (value: unknown, label: string) => string | undefined;
 
@@ -85,8 +90,9 @@ function parseContext(obj: Readonly<Record<string, unknown>>, prefix: string): R
 /**
  * An evaluation context from its JSON value (undefined = absent = `{}`), bounded by the context
  * limits (limits.ts); `prefix` + `context` names it in messages (`requests[3].context`). String
- * values are kept as they are; any other value goes through `nonString` when given, else is
- * refused. (Labels are built only for messages: this runs on every evaluation request.)
+ * values are kept as they are; any other value goes through `nonString` when given, else `null`
+ * is "" and the rest is refused. (Labels are built only for messages: this runs on every
+ * evaluation request.)
  */
 export function readContext(v: unknown, prefix: string, nonString?: ContextValueText): Record<string, string> {
   const context = Object.create(CONTEXT_PROTOTYPE) as Record<string, string>;
@@ -102,7 +108,10 @@ export function readContext(v: unknown, prefix: string, nonString?: ContextValue
     const raw = v[key];
     let value: string | undefined;
     if (typeof raw === 'string') value = raw;
-    else if (nonString === undefined) throw invalidField(`${prefix}context.${key}`, 'must be a string');
+    else if (nonString === undefined) {
+      if (raw !== null) throw invalidField(`${prefix}context.${key}`, 'must be a string');
+      value = '';
+    }
     else if ((value = nonString(raw, `${prefix}context.${key}`)) === undefined) continue;
     if (utf8BytesExceed(value, MAX_CONTEXT_VALUE_BYTES)) {
       throw invalidField(`${prefix}context.${key}`, `must be at most ${MAX_CONTEXT_VALUE_BYTES} bytes`);

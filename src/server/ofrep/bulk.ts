@@ -9,19 +9,21 @@
  * `{"key", "errorCode": "FLAG_NOT_FOUND", "errorDetails"}`, the per-flag failure the OFREP spec
  * allows in a bulk answer; the other flags are still answered. (Flipt fails the whole request
  * with 404 on the first missing flag, so one stale key in a client's list costs it every flag.)
- * A namespace that does not exist fails the request: 404, nothing in it can be evaluated.
+ * A namespace that does not exist fails the request, nothing in it can be evaluated: 400 GENERAL,
+ * as an unknown reference (OFREP's bulk endpoint has no 404: errors.ts notAboutTheFlag).
  */
 import { Code, VexilError, notFound } from '../../errors.js';
 import { goQuote } from '../../evaluation/lookup.js';
 import type { Namespace, Snapshot } from '../../state/model.js';
 import type { ServerMetrics } from '../metrics.js';
+import { notAboutTheFlag } from './errors.js';
 import { evaluatedFlagText } from './evaluate.js';
 import type { OfrepBulkRequest } from './request.js';
 
-/** The namespace the bulk request reads; 404 when it does not exist. */
+/** The namespace the bulk request reads; 400 GENERAL when it does not exist. */
 export function bulkNamespace(snapshot: Snapshot, namespaceKey: string): Namespace {
   const ns = snapshot.namespaces.get(namespaceKey);
-  if (ns === undefined) throw notFound(`namespace ${goQuote(namespaceKey)} not found`);
+  if (ns === undefined) throw notAboutTheFlag(notFound(`namespace ${goQuote(namespaceKey)} not found`));
   return ns;
 }
 

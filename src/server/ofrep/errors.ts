@@ -6,19 +6,21 @@
  *
  * Status, headers and message come from the one error mapping (server/errors.ts toErrorResponse),
  * so OFREP answers with the same status as any other path would for the same failure; only the
- * body's shape differs. The error code, as Flipt maps it (flipt-auth-and-clients.md §4b):
+ * body's shape differs, and the one exception is what the request reads besides the flag
+ * (notAboutTheFlag). The error code, as Flipt maps it (flipt-auth-and-clients.md §4b):
  *
- *   NotFound of a namespace or flag     404 FLAG_NOT_FOUND
- *   InvalidArgument (body, context)     400 INVALID_CONTEXT
- *   anything else (an unknown path's, reference's or environment's 404, 401, 403, 405, 413,
- *   503, 500 ...)                       GENERAL
+ *   NotFound of a flag (or of the namespace of a single-flag request)       404 FLAG_NOT_FOUND
+ *   InvalidArgument (body, context)                                          400 INVALID_CONTEXT
+ *   an unknown reference or environment, the unknown namespace of a bulk
+ *   request (notAboutTheFlag)                                                400 GENERAL
+ *   anything else (an unknown path's 404, 401, 403, 405, 413, 503, 500 ...) GENERAL
  *
  * PARSE_ERROR and TARGETING_KEY_MISSING are never used: vexil's flag state is validated before it
  * is served, and a missing targetingKey evaluates as the entity id "".
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { Code, toVexilError } from '../../errors.js';
+import { Code, VexilError, toVexilError } from '../../errors.js';
 import { toErrorResponse } from '../errors.js';
 
 export const OFREP_PREFIX = '/ofrep/';
@@ -32,17 +34,22 @@ export interface OfrepErrorBody {
   errorDetails: string;
 }
 
-/** Failures the route marked as not about the flag (notAboutTheFlag). */
+/** Failures made by notAboutTheFlag. */
 const general = new WeakSet<object>();
 
 /**
- * Marks `err` as a failure that is not about the flag, whatever its code: an unknown reference or
- * environment is 404 like a missing flag, but FLAG_NOT_FOUND would send whoever reads it looking
- * for the wrong thing. Returns `err`, to be thrown.
+ * The failure to find what a request reads besides its flag: an unknown reference or environment
+ * (either endpoint), the unknown namespace of a bulk request. OFREP's 404 means FLAG_NOT_FOUND
+ * only (FLAG_NOT_FOUND would send whoever reads it looking for the wrong thing), and its bulk
+ * endpoint lists no 404 at all (200, 304, 400, 401, 403, 429, 500), so such a NotFound becomes
+ * 400 GENERAL with the same message. Any other failure (503 while a reference is being built ...)
+ * is returned as it is. Returns the error, to be thrown.
  */
 export function notAboutTheFlag(err: unknown): unknown {
-  if (typeof err === 'object' && err !== null) general.add(err);
-  return err;
+  if (!(err instanceof VexilError) || err.code !== Code.NotFound) return err;
+  const e = new VexilError(Code.InvalidArgument, err.message, { cause: err });
+  general.add(e);
+  return e;
 }
 
 function errorCodeOf(err: unknown, routed: boolean): OfrepErrorCode {

@@ -13,7 +13,9 @@
  *   when parsed; string constraints see this text.)
  * - `true` / `false` → `"true"` / `"false"` (Go's strconv.ParseBool reads both);
  * - `null` → the key is left out: Flipt reads a missing key as "" and so does every operator
- *   (`notpresent` matches), exactly as if the client had not sent it;
+ *   (`notpresent` matches), exactly as if the client had not sent it; so it evaluates as a `null`
+ *   value on `/evaluate/v1`, which is "" there (validate-request.ts; OFREP answers echo no
+ *   context, so the key's absence shows nowhere);
  * - an object or an array → 400 INVALID_CONTEXT naming the key: no constraint can read one, and
  *   silently dropping it would evaluate a different context than the caller meant.
  *

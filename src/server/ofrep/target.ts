@@ -5,7 +5,6 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/types.js';
-import { Code, VexilError } from '../../errors.js';
 import { namespaceOf } from '../../evaluation/lookup.js';
 import { requestReference } from '../environments.js';
 import { headerTwin } from '../header-twins.js';
@@ -26,9 +25,9 @@ export function ofrepReference(headers: IncomingHttpHeaders, query: ReadonlyMap<
 
 /**
  * A failure of choosing or resolving the reference, as OFREP reports it: an unknown reference or
- * environment is 404 like a missing flag, but no missing flag (GENERAL, not FLAG_NOT_FOUND).
- * Returns the error, to be thrown.
+ * environment is no missing flag (400 GENERAL: errors.ts notAboutTheFlag). Returns the error, to
+ * be thrown.
  */
 export function referenceFailure(err: unknown): unknown {
-  return err instanceof VexilError && err.code === Code.NotFound ? notAboutTheFlag(err) : err;
+  return notAboutTheFlag(err);
 }

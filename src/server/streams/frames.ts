@@ -16,7 +16,11 @@
  */
 import { quote } from '../../http/json-text.js';
 
-export const NDJSON_CONTENT_TYPE = 'application/x-ndjson';
+/**
+ * The NDJSON stream's type: what Flipt v2's gateway sends and its OpenAPI document names for the
+ * stream (`application/json`). The Rust engine reads the body whatever its type.
+ */
+export const NDJSON_CONTENT_TYPE = 'application/json';
 export const SSE_CONTENT_TYPE = 'text/event-stream; charset=utf-8';
 
 /** What a state event describes. */

@@ -13,5 +13,6 @@ t.test('a request context holds its own string members only', async (t) => {
   }
   t.same(JSON.parse(JSON.stringify(empty)), {});
   t.throws(() => parseEvaluationRequest({ flagKey: 'f', entityId: 'u', context: { n: 1 } }), { message: 'invalid field context.n: must be a string' });
+  t.same({ ...parseEvaluationRequest({ flagKey: 'f', context: { k: null, j: 'x' } }).request.context }, { k: '', j: 'x' }, 'a null value is "", as Flipt reads it');
   t.throws(() => parseEvaluationRequest({ flagKey: 'f', entityId: 'u', context: [] }), { message: 'invalid field context: must be an object of string values' });
 });
