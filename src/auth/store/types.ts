@@ -5,6 +5,19 @@
  */
 import type { Authentication, Method } from '../types.js';
 
+/**
+ * A store's backend could not be reached, or did not answer within its bounds (a connection
+ * refused, reset or timed out, a statement cancelled by its timeout, the server shutting down),
+ * as opposed to a statement the backend refused. Retrying later may succeed. The cause stays for
+ * the log: it may name hosts and ports, so it never reaches a client.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(cause: unknown) {
+    super(`the authentication store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 export interface NewAuthentication {
   readonly id: string;
   readonly method: Method;
