@@ -9,7 +9,7 @@
  */
 import type { Logger } from 'pino';
 import { VexilError, authStoreUnavailable } from '../errors.js';
-import { StoreUnavailableError, type AuthStore } from './store/types.js';
+import { StoreUnavailableError, wrapMethods, type AuthStore } from './store/types.js';
 import type { Clock } from './types.js';
 
 /** Retry-After (seconds) of the 503: a database restart or failover is seconds, not minutes. */
@@ -58,25 +58,20 @@ export class StoreHealth {
 
   /** `store` with each call (close excepted) reporting here; an unavailable store's rejection becomes the 503. */
   wrap(store: AuthStore): AuthStore {
-    const out: Record<string, unknown> = { ...store };
-    for (const [name, fn] of Object.entries(store)) {
-      if (typeof fn !== 'function' || name === 'close') continue;
-      out[name] = (...args: unknown[]) => {
-        const outage = this.outages;
-        return (fn as (...a: unknown[]) => Promise<unknown>).apply(store, args).then(
-          (result) => {
-            if (outage === this.outages) this.up();
-            return result;
-          },
-          (err: unknown) => {
-            if (!(err instanceof StoreUnavailableError)) throw err;
-            this.down(err);
-            throw authStoreUnavailable(AUTH_STORE_RETRY_AFTER_SECONDS, err);
-          },
-        );
-      };
-    }
-    return out as unknown as AuthStore;
+    return wrapMethods(store, (call) => {
+      const outage = this.outages;
+      return call().then(
+        (result) => {
+          if (outage === this.outages) this.up();
+          return result;
+        },
+        (err: unknown) => {
+          if (!(err instanceof StoreUnavailableError)) throw err;
+          this.down(err);
+          throw authStoreUnavailable(AUTH_STORE_RETRY_AFTER_SECONDS, err);
+        },
+      );
+    });
   }
 
   private down(err: StoreUnavailableError): void {

@@ -7,7 +7,7 @@
  * server is out of a resource (connections, disk, memory) or read-only (a standby after a
  * failover). Anything else (a constraint violation, a schema problem) stays what it was: a fault.
  */
-import { StoreUnavailableError, type AuthStore } from './types.js';
+import { StoreUnavailableError, wrapMethods, type AuthStore } from './types.js';
 
 /** Node socket errors that mean the server cannot be reached. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
@@ -48,13 +48,9 @@ export function isUnavailable(err: unknown): boolean {
 
 /** `store` with every failure of the unavailable kind rejected as StoreUnavailableError (close excepted). */
 export function withUnavailableErrors(store: AuthStore): AuthStore {
-  const out: Record<string, unknown> = { ...store };
-  for (const [name, fn] of Object.entries(store)) {
-    if (typeof fn !== 'function' || name === 'close') continue;
-    out[name] = (...args: unknown[]) =>
-      (fn as (...a: unknown[]) => Promise<unknown>).apply(store, args).catch((err: unknown) => {
-        throw isUnavailable(err) ? new StoreUnavailableError(err) : err;
-      });
-  }
-  return out as unknown as AuthStore;
+  return wrapMethods(store, (call) =>
+    call().catch((err: unknown) => {
+      throw isUnavailable(err) ? new StoreUnavailableError(err) : err;
+    }),
+  );
 }

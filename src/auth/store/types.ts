@@ -76,3 +76,25 @@ export interface AuthStore {
   cleanup(req: CleanupRequest): Promise<CleanupOutcome>;
   close(): Promise<void>;
 }
+
+/**
+ * `store` with every method but `close` run through `around` (which calls `call()` once and
+ * shapes its outcome); other properties read through. Whatever methods the interface gains, a
+ * wrapper made this way passes them on.
+ */
+export function wrapMethods(store: AuthStore, around: (call: () => Promise<unknown>) => Promise<unknown>): AuthStore {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function' || prop === 'close') return value;
+      let fn = wrapped.get(prop);
+      if (fn === undefined) {
+        const method = value as (...args: unknown[]) => Promise<unknown>;
+        fn = (...args: unknown[]) => around(() => method.apply(target, args));
+        wrapped.set(prop, fn);
+      }
+      return fn;
+    },
+  });
+}
