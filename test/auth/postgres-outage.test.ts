@@ -43,6 +43,14 @@ async function until(fn: () => Promise<JsonResponse>, done: (r: JsonResponse) =>
   return r;
 }
 
+/** Runs `fn` and leaves how long it took as a comment (a figure for the reader, never asserted). */
+async function timed<T>(t: Test, what: string, fn: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  const result = await fn();
+  t.comment(`${what}: ${Math.round(performance.now() - start)} ms`);
+  return result;
+}
+
 const metric = (text: string, name: string) => {
   const m = new RegExp(`^${name} (\\S+)$`, 'm').exec(text);
   return m ? Number(m[1]) : undefined;
@@ -173,19 +181,19 @@ authentication:
     await sleep(1200); // past cache_ttl
 
     // The first lookup waits for the query bound on a pooled connection, then decides from the cache.
-    t.equal((await ns(kept.clientToken)).status, 200, 'a token found before the outage: accepted');
+    t.equal((await timed(t, 'first cached token after cache_ttl', () => ns(kept.clientToken))).status, 200, 'a token found before the outage: accepted');
     t.equal((await ns(boot)).status, 200, 'the bootstrap token too');
     // More requests needing the database at once than the pool has connections (10): the rest
     // wait for the pool, and every one of them ends.
-    const many = await Promise.all(Array.from({ length: 14 }, (_, i) => ns(`unknown-token-${i}`)));
+    const many = await timed(t, '14 concurrent uncached tokens', () => Promise.all(Array.from({ length: 14 }, (_, i) => ns(`unknown-token-${i}`))));
     t.same(
       many.map((r) => r.status),
       many.map(() => 503),
       'uncached tokens: all answered 503',
     );
     isOutage(t, many[0]!, 'an uncached token', db.url);
-    isOutage(t, await ask(`${vexil.url}/auth/v1/method/token`, { token: boot, body: { name: 'during' } }), 'token creation', db.url);
-    isOutage(t, await ask(`${vexil.url}/auth/v1/tokens`, { token: boot }), 'token listing', db.url);
+    isOutage(t, await timed(t, 'token creation', () => ask(`${vexil.url}/auth/v1/method/token`, { token: boot, body: { name: 'during' } })), 'token creation', db.url);
+    isOutage(t, await timed(t, 'token listing', () => ask(`${vexil.url}/auth/v1/tokens`, { token: boot })), 'token listing', db.url);
     t.equal((await ask(`${vexil.url}/ready`)).body.authenticationStore?.status, 'UNAVAILABLE', '/ready says so');
     t.equal(metric((await ask(`${vexil.url}/metrics`)).text, 'vexil_auth_store_available'), 0, 'metric');
 
