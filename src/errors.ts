@@ -49,6 +49,15 @@ export const invalidArgument = (message: string, details?: unknown[]) =>
   new VexilError(Code.InvalidArgument, message, details ? { details } : {});
 export const unauthenticated = () => new VexilError(Code.Unauthenticated, 'request was not authenticated');
 export const internal = (message: string, cause?: unknown) => new VexilError(Code.Internal, message, { cause });
+/**
+ * The authentication store (the token database) cannot be reached or did not answer in time: 503
+ * with Retry-After. The message is the same whatever happened; the cause (hosts, ports) goes to the log.
+ */
+export const authStoreUnavailable = (retryAfterSeconds: number, cause?: unknown) =>
+  new VexilError(Code.Unavailable, 'the authentication store is unavailable; try again later', {
+    headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    cause,
+  });
 
 /** The message every internal failure answers with; the cause goes to the log only. */
 export const INTERNAL_MESSAGE = 'internal error';

@@ -2,9 +2,17 @@
  * The authentication core that routes and middleware share: token lookup (digest → cache →
  * store, constant-time re-check, expiry against the injected clock), creation, listing,
  * deletion and expiry of records. Knows nothing about HTTP.
+ *
+ * When the store is unavailable (store-health.ts), every call needing it is refused with the
+ * one 503, except a token lookup whose record this process found within `outageGraceMs`: that
+ * is decided from the cache as last known (its expiry against the clock; a delete or expiry made
+ * through this process has evicted it already), and one background lookup at a time (at most
+ * one a second) asks the store whether it is back.
  */
 import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
 import { LookupCache, type CachedLookup } from './cache.js';
+import { StoreHealth, isStoreUnavailable, type StoreStatus } from './store-health.js';
 import type { AuthStore, StoredAuthentication } from './store/types.js';
 import { generateToken, hashToken, sameDigest, tokenKey } from './token.js';
 import { systemClock, type Authentication, type Clock, type Method } from './types.js';
@@ -40,7 +48,17 @@ export interface AuthServiceOptions {
   clock?: Clock;
   /** How long a found token stays in the in-memory lookup cache (0 = off). */
   cacheTtlMs: number;
+  /**
+   * While the store is unavailable, a cached token the store returned within this long is still
+   * decided from the cache (0 = never; needs cacheTtlMs > 0).
+   */
+  outageGraceMs?: number;
+  /** For the store outage warnings. */
+  logger?: Logger;
 }
+
+/** The least time between two background lookups during a store outage (ms). */
+const OUTAGE_PROBE_INTERVAL_MS = 1000;
 
 function publicRecord(s: StoredAuthentication): Authentication {
   const { hashedToken: _omit, ...rest } = s;
@@ -48,14 +66,29 @@ function publicRecord(s: StoredAuthentication): Authentication {
 }
 
 export class AuthService {
+  /** The store, reporting to the outage tracking (its unavailable failures are the 503). */
   readonly store: AuthStore;
   readonly clock: Clock;
   private readonly cache: LookupCache;
+  private readonly health: StoreHealth;
+  private probing = false;
+  private lastProbe = -Infinity;
 
   constructor(opts: AuthServiceOptions) {
-    this.store = opts.store;
     this.clock = opts.clock ?? systemClock;
-    this.cache = new LookupCache(opts.cacheTtlMs, this.clock);
+    const graceMs = opts.cacheTtlMs > 0 ? Math.max(0, opts.outageGraceMs ?? 0) : 0;
+    this.health = new StoreHealth(
+      this.clock,
+      opts.logger,
+      graceMs > 0 ? `tokens this process found in it within the last ${Math.round(graceMs / 1000)}s are still accepted` : '',
+    );
+    this.store = this.health.wrap(opts.store);
+    this.cache = new LookupCache(opts.cacheTtlMs, this.clock, 10_000, graceMs);
+  }
+
+  /** Whether the store answered last time it was asked (for /ready and /metrics). */
+  storeStatus(): StoreStatus {
+    return this.health.status();
   }
 
   /**
@@ -64,22 +97,70 @@ export class AuthService {
    * be asked (lookup does).
    */
   lookupCached(token: string): LookupResult | undefined {
-    const key = tokenKey(token);
-    const found = this.cache.get(key);
-    return found === undefined ? undefined : this.check(found, key);
+    return this.cachedDecision(tokenKey(token));
   }
 
   async lookup(token: string): Promise<LookupResult> {
     const key = tokenKey(token);
-    let found = this.cache.get(key);
-    if (!found) {
-      const epoch = this.cache.epoch;
-      const record = await this.store.getByHash(key);
-      if (!record) return { ok: false, reason: 'unknown token' };
-      found = { authentication: publicRecord(record), digest: Buffer.from(record.hashedToken, 'base64url') };
-      this.cache.put(key, found, epoch);
+    const cached = this.cachedDecision(key);
+    if (cached !== undefined) return cached;
+    const epoch = this.cache.epoch;
+    let record: StoredAuthentication | undefined;
+    try {
+      record = await this.store.getByHash(key);
+    } catch (err) {
+      // The outage shows here first: decide from what this process last knew, within the grace.
+      const stale = isStoreUnavailable(err) ? this.cache.stale(key) : undefined;
+      if (stale === undefined) throw err;
+      return this.fromGrace(stale, key);
     }
+    return this.found(key, record, epoch);
+  }
+
+  /** The decision when the cache can make it: a fresh entry, or (store unavailable) one within the grace. */
+  private cachedDecision(key: string): LookupResult | undefined {
+    const fresh = this.cache.get(key);
+    if (fresh !== undefined) return this.check(fresh, key);
+    if (this.health.available) return undefined;
+    const stale = this.cache.stale(key);
+    if (stale === undefined) return undefined;
+    this.probe(key);
+    return this.fromGrace(stale, key);
+  }
+
+  private fromGrace(stale: CachedLookup, key: string): LookupResult {
+    const result = this.check(stale, key);
+    if (result.ok) this.health.countGraceAcceptance();
+    return result;
+  }
+
+  /** What the store returned for `key`: cached when found, forgotten when not. */
+  private found(key: string, record: StoredAuthentication | undefined, epoch: number): LookupResult {
+    if (!record) {
+      this.cache.forget(key);
+      return { ok: false, reason: 'unknown token' };
+    }
+    const found = { authentication: publicRecord(record), digest: Buffer.from(record.hashedToken, 'base64url') };
+    this.cache.put(key, found, epoch);
     return this.check(found, key);
+  }
+
+  /** During an outage: one lookup at a time in the background, which ends the outage when it succeeds. */
+  private probe(key: string): void {
+    const now = this.clock();
+    if (this.probing || now - this.lastProbe < OUTAGE_PROBE_INTERVAL_MS) return;
+    this.probing = true;
+    this.lastProbe = now;
+    const epoch = this.cache.epoch;
+    this.store.getByHash(key).then(
+      (record) => {
+        this.probing = false;
+        this.found(key, record, epoch);
+      },
+      () => {
+        this.probing = false;
+      },
+    );
   }
 
   /** The decision on a found record: its digest against the token's, in constant time, then expiry. */
@@ -119,16 +200,22 @@ export class AuthService {
   }
 
   async delete(id: string): Promise<boolean> {
-    const deleted = await this.store.delete(id);
-    // After the commit: a lookup that read the row before it will not cache it (see LookupCache.put).
-    this.cache.evictId(id);
-    return deleted;
+    try {
+      return await this.store.delete(id);
+    } finally {
+      // After the commit: a lookup that read the row before it will not cache it (see
+      // LookupCache.put). Also after a failure: the delete may have committed all the same.
+      this.cache.evictId(id);
+    }
   }
 
   async expire(id: string, expiresAt: number): Promise<Authentication | undefined> {
-    const s = await this.store.setExpiry(id, expiresAt, this.clock());
-    this.cache.evictId(id);
-    return s ? publicRecord(s) : undefined;
+    try {
+      const s = await this.store.setExpiry(id, expiresAt, this.clock());
+      return s ? publicRecord(s) : undefined;
+    } finally {
+      this.cache.evictId(id);
+    }
   }
 
   async close(): Promise<void> {

@@ -91,17 +91,28 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
 
   let store: AuthStore;
   let location: string;
+  let outageGraceMs = 0;
   if (!inUse) {
     store = emptyAuthStore();
     location = 'none (authentication not in use)';
   } else if (auth.storage.type === 'postgres') {
-    const url = auth.storage.postgres.url;
+    const pgConfig = auth.storage.postgres;
+    const url = pgConfig.url;
     if (url === undefined) throw new AuthSetupError('authentication.storage.postgres.url: required when authentication.storage.type is postgres');
+    for (const key of ['connect_timeout', 'query_timeout', 'pool_wait_timeout'] as const) {
+      if (!(pgConfig[key] > 0)) throw new AuthSetupError(`authentication.storage.postgres.${key}: must be above 0 (a bound on how long a request waits for the database)`);
+    }
     location = describePostgresUrl(url);
+    outageGraceMs = pgConfig.outage_grace;
     try {
       // Loaded on demand: a deployment uses one store driver, never both.
       const { openPostgresAuthStore } = await import('./store/postgres.js');
-      store = await openPostgresAuthStore({ url });
+      store = await openPostgresAuthStore({
+        url,
+        connectTimeoutMs: pgConfig.connect_timeout,
+        queryTimeoutMs: pgConfig.query_timeout,
+        poolWaitTimeoutMs: pgConfig.pool_wait_timeout,
+      });
     } catch (err) {
       throw new AuthSetupError(`cannot open the authentication database ${location}: ${(err as Error).message}`);
     }
@@ -117,7 +128,7 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
     }
   }
 
-  const service = new AuthService({ store, clock, cacheTtlMs: auth.cache_ttl });
+  const service = new AuthService({ store, clock, cacheTtlMs: auth.cache_ttl, outageGraceMs, logger });
   if (inUse) logger.info({ store: store.kind, location }, 'authentication store opened');
   let cleaner: Cleaner | undefined;
   try {
@@ -128,7 +139,7 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
         interval: auth.methods[key].cleanup.interval,
         gracePeriod: auth.methods[key].cleanup.grace_period,
       }));
-      cleaner = startCleanup(store, schedules, clock, logger);
+      cleaner = startCleanup(service.store, schedules, clock, logger);
     }
   } catch (err) {
     await service.close().catch(() => undefined);

@@ -133,7 +133,13 @@ export interface AuthenticationConfig {
   storage: {
     type: 'sqlite' | 'postgres'; // default sqlite
     sqlite: { path?: string }; // default <data_dir>/auth.db
-    postgres: { url?: string }; // required with type postgres
+    postgres: {
+      url?: string; // required with type postgres
+      connect_timeout: number; // ms, default 5s
+      query_timeout: number; // ms, default 5s
+      pool_wait_timeout: number; // ms, default 5s
+      outage_grace: number; // ms, default 5m; cached tokens accepted while the database is unreachable
+    };
   };
   exclude: { management: boolean; evaluation: boolean };
   session: {

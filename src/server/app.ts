@@ -17,6 +17,7 @@ import { compressLargeReads } from './compress.js';
 import { corsMiddleware, createCorsPolicy } from './cors.js';
 import { errorMiddleware } from './errors.js';
 import { createHealth, type Health } from './health.js';
+import { registerAuthStoreMetrics } from './auth-store-metrics.js';
 import { createServerMetrics, type ServerMetrics } from './metrics.js';
 import { ofrepErrors } from './ofrep/errors.js';
 import { requestLog } from './request-log.js';
@@ -96,6 +97,9 @@ export function createApp(deps: AppDeps): VexilApp {
   app.silent = true;
 
   const router = new Router<AppState>({ sensitive: true });
+  const authService = deps.auth?.service;
+  const authStore = authService && authService.store.kind !== 'none' ? () => authService.storeStatus() : undefined;
+  if (authStore) registerAuthStoreMetrics(metrics.registry, authStore);
   registerMetaRoutes(router, {
     store: deps.store,
     health,
@@ -103,6 +107,7 @@ export function createApp(deps: AppDeps): VexilApp {
     version,
     storageType: deps.storageType ?? deps.config.storage.type,
     authenticationRequired: deps.config.authentication.required,
+    ...(authStore ? { authStore } : {}),
   });
   registerManagementRoutes(router, { store: deps.store });
   registerDiffRoutes(router, { store: deps.store });

@@ -7,7 +7,11 @@ import { startAuthServer, tempDir } from './support.js';
 t.test('defaults', async (t) => {
   const c = loadConfig({ env: {} });
   t.equal(c.authentication.cache_ttl, 5000);
-  t.same(c.authentication.storage, { type: 'sqlite', sqlite: {}, postgres: {} });
+  t.same(c.authentication.storage, {
+    type: 'sqlite',
+    sqlite: {},
+    postgres: { connect_timeout: 5000, query_timeout: 5000, pool_wait_timeout: 5000, outage_grace: 300_000 },
+  });
   t.equal(c.data_dir, undefined, 'computed at start (see data-dir.ts)');
 });
 
@@ -19,11 +23,17 @@ t.test('environment overrides and validation', async (t) => {
       VEXIL_AUTHENTICATION_STORAGE_TYPE: 'postgres',
       VEXIL_AUTHENTICATION_STORAGE_POSTGRES_URL: 'postgres://u:p@db/flags',
       VEXIL_AUTHENTICATION_STORAGE_SQLITE_PATH: '/x/auth.db',
+      VEXIL_AUTHENTICATION_STORAGE_POSTGRES_QUERY_TIMEOUT: '2s',
+      VEXIL_AUTHENTICATION_STORAGE_POSTGRES_OUTAGE_GRACE: '0s',
     },
   });
   t.equal(c.data_dir, '/var/lib/vexil');
   t.equal(c.authentication.cache_ttl, 0);
-  t.same(c.authentication.storage, { type: 'postgres', sqlite: { path: '/x/auth.db' }, postgres: { url: 'postgres://u:p@db/flags' } });
+  t.same(c.authentication.storage, {
+    type: 'postgres',
+    sqlite: { path: '/x/auth.db' },
+    postgres: { url: 'postgres://u:p@db/flags', connect_timeout: 5000, query_timeout: 2000, pool_wait_timeout: 5000, outage_grace: 0 },
+  });
   t.throws(() => loadConfig({ env: { VEXIL_AUTHENTICATION_STORAGE_TYPE: 'mysql' } }), /authentication\.storage\.type: must be one of sqlite, postgres/);
   t.throws(() => loadConfig({ env: { VEXIL_AUTHENTICATION_CACHE_TTL: 'soon' } }), /authentication\.cache_ttl/);
 });

@@ -110,3 +110,79 @@ t.test('LookupCache: ttl, eviction by id, stale reads not cached, bounded size',
   off.put('k', entry('a'), off.epoch);
   t.equal(off.get('k'), undefined, 'ttl 0: nothing cached');
 });
+
+t.test('LookupCache with an outage grace: stale() serves past the ttl until the grace, forget() and evictId() end it', async (t) => {
+  const { LookupCache } = await import('../../src/auth/cache.js');
+  let now = 0;
+  const entry = (id: string) => ({
+    authentication: { id, method: 'METHOD_TOKEN' as const, createdAt: 0, updatedAt: 0, metadata: {} },
+    digest: Buffer.alloc(32),
+  });
+  const c = new LookupCache(1000, () => now, 100, 5000);
+  c.put('k1', entry('a'), c.epoch);
+  c.put('k2', entry('b'), c.epoch);
+  c.put('k3', entry('c'), c.epoch);
+  now = 1000;
+  t.equal(c.get('k1'), undefined, 'not fresh after the ttl');
+  t.equal(c.stale('k1')?.authentication.id, 'a', 'but kept for the grace');
+  c.forget('k2');
+  t.equal(c.stale('k2'), undefined, 'the store no longer has it');
+  c.evictId('c');
+  t.equal(c.stale('k3'), undefined, 'deleted or expired through this process');
+  now = 4999;
+  t.ok(c.stale('k1'));
+  now = 5000;
+  t.equal(c.stale('k1'), undefined, 'gone after the grace (counted from the last confirmation)');
+  t.equal(c.size, 0);
+
+  const noGrace = new LookupCache(1000, () => now);
+  noGrace.put('k', entry('a'), noGrace.epoch);
+  now += 1000;
+  t.equal(noGrace.stale('k'), undefined, 'no grace: nothing stale is served');
+});
+
+t.test('PostgreSQL failures that mean "unavailable" (and those that do not)', async (t) => {
+  const { isUnavailable } = await import('../../src/auth/store/pg-failures.js');
+  const withCode = (message: string, code: string) => Object.assign(new Error(message), { code });
+  for (const err of [
+    withCode('connect ECONNREFUSED 127.0.0.1:5432', 'ECONNREFUSED'),
+    withCode('read ECONNRESET', 'ECONNRESET'),
+    withCode('terminating connection due to administrator command', '57P01'),
+    withCode('the database system is starting up', '57P03'),
+    withCode('canceling statement due to statement timeout', '57014'),
+    withCode('sorry, too many clients already', '53300'),
+    withCode('connection failure', '08006'),
+    withCode('cannot execute INSERT in a read-only transaction', '25006'),
+    new Error('Connection terminated unexpectedly'),
+    new Error('Connection terminated due to connection timeout'),
+    new Error('timeout exceeded when trying to connect'),
+    new Error('Query read timeout'),
+    new AggregateError([withCode('a', 'ECONNREFUSED'), withCode('b', 'ECONNREFUSED')], ''),
+  ]) {
+    t.ok(isUnavailable(err), err.message);
+  }
+  for (const err of [
+    withCode('duplicate key value violates unique constraint', '23505'),
+    withCode('relation "authentications" does not exist', '42P01'),
+    new Error('the authentication database has schema version 42'),
+    'not an error',
+  ]) {
+    t.notOk(isUnavailable(err), String(err instanceof Error ? err.message : err));
+  }
+});
+
+t.test('PostgreSQL bounds must be above 0', async (t) => {
+  const { loadConfig } = await import('../../src/config/load.js');
+  const { startAuthentication } = await import('../../src/auth/setup.js');
+  const { createLogger } = await import('../../src/logger.js');
+  const config = loadConfig({
+    env: {
+      VEXIL_AUTHENTICATION_REQUIRED: 'true',
+      VEXIL_AUTHENTICATION_STORAGE_TYPE: 'postgres',
+      VEXIL_AUTHENTICATION_STORAGE_POSTGRES_URL: 'postgres://127.0.0.1:1/none',
+      VEXIL_AUTHENTICATION_STORAGE_POSTGRES_QUERY_TIMEOUT: '0s',
+    },
+  });
+  const logger = createLogger({ level: 'fatal', encoding: 'json', destination: { write: () => undefined } });
+  await t.rejects(startAuthentication({ config, logger, cleanup: false }), /authentication\.storage\.postgres\.query_timeout: must be above 0/);
+});

@@ -12,9 +12,10 @@
 // Env PG_BIN overrides /usr/lib/postgresql/<highest>/bin.
 //
 // vexil's copy (test/support/throwaway-db.ts), adapted from shared/tools/throwaway-db.mjs: typed,
+// stop()/start() and pause()/resume() (SIGSTOP) for outage tests,
 // PostgreSQL only (no test uses Redis), no CLI, and `postgresAvailability()` so tests can say why
 // they skip. Import from '../support/throwaway-db.js'.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -27,6 +28,29 @@ export interface ThrowawayPostgres {
   pid: number;
   dir: string;
   close(): Promise<void>;
+  /** `pg_ctl stop -m fast` (the data stays; `start()` brings it back on the same port). */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** SIGSTOP / SIGCONT to the postmaster and every backend: connections stay open, nothing answers. */
+  pause(): void;
+  resume(): void;
+}
+
+/** The postmaster and its children (backends, background workers), from /proc. */
+function processTree(root: number): number[] {
+  const pids = [root];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // stat: "pid (comm) state ppid ..."; comm may hold spaces, so split after the last ')'.
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === root) pids.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return pids;
 }
 
 export function freePort(): Promise<number> {
@@ -90,10 +114,15 @@ export async function startPostgres({ database }: { database?: string } = {}): P
   if (root) execFileSync('chown', ['postgres:postgres', dir]);
   const run = (cmd: string, args: string[]) =>
     execFileSync(root ? 'runuser' : cmd, root ? ['-u', 'postgres', '--', cmd, ...args] : args, { stdio: 'pipe' });
+  // Async, so the clients in this process see their sockets close while it runs.
+  const runAsync = (cmd: string, args: string[]) =>
+    new Promise<void>((resolve, reject) =>
+      execFile(root ? 'runuser' : cmd, root ? ['-u', 'postgres', '--', cmd, ...args] : args, (err) => (err ? reject(err) : resolve())),
+    );
   const data = path.join(dir, 'data');
   run(path.join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '-A', 'trust', '--no-sync', '-E', 'UTF8', '--locale=C.UTF-8']);
   const port = await freePort();
-  run(path.join(bin, 'pg_ctl'), [
+  const startArgs = [
     '-D',
     data,
     '-l',
@@ -102,15 +131,31 @@ export async function startPostgres({ database }: { database?: string } = {}): P
     '-o',
     `-c listen_addresses=127.0.0.1 -p ${port} -k ${dir} -c fsync=off -c synchronous_commit=off -c full_page_writes=off`,
     'start',
-  ]);
-  const pid = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  ];
+  run(path.join(bin, 'pg_ctl'), startArgs);
+  const readPid = () => Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  let pid = readPid();
   if (database) run(path.join(bin, 'createdb'), ['-h', '127.0.0.1', '-p', String(port), '-U', 'postgres', database]);
   return {
     url: `postgres://postgres@127.0.0.1:${port}/${database || 'postgres'}`,
     port,
     pid,
     dir,
+    async stop() {
+      await runAsync(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
+    },
+    async start() {
+      await runAsync(path.join(bin, 'pg_ctl'), startArgs);
+      pid = readPid();
+    },
+    pause() {
+      for (const p of processTree(pid)) process.kill(p, 'SIGSTOP');
+    },
+    resume() {
+      for (const p of processTree(pid)) process.kill(p, 'SIGCONT');
+    },
     async close() {
+      if (alive(pid)) for (const p of processTree(pid)) process.kill(p, 'SIGCONT');
       try {
         run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
       } catch {

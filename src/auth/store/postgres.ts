@@ -7,9 +7,16 @@
  *   replicas starting together neither race on DDL nor create two bootstrap tokens;
  * - cleanup takes `pg_try_advisory_xact_lock` (one cleanup at a time) and a lease row (one
  *   cleanup per interval, whichever replica gets there first).
+ *
+ * Bounds: opening a connection, waiting for one from the pool (opening included) and each
+ * statement (client-side, and `statement_timeout` on the server) are limited, so a database that
+ * hangs holds a request for a bounded time; a connection whose statement failed that way is
+ * discarded, not returned to the pool. A failure meaning "the database is unavailable" rejects
+ * with StoreUnavailableError (pg-failures.ts); nothing is retried here.
  */
 import pg from 'pg';
 import type { Method } from '../types.js';
+import { isUnavailable, withUnavailableErrors } from './pg-failures.js';
 import { lockName, parseMetadata, toMethod } from './rows.js';
 import type { AuthStore, CleanupOutcome, ListQuery, NewAuthentication, StoredAuthentication } from './types.js';
 
@@ -71,7 +78,15 @@ export interface PostgresAuthStoreOptions {
   url: string;
   /** Pool size (default 10). */
   maxConnections?: number;
+  /** Opening one connection, ms (default 5000). */
+  connectTimeoutMs?: number;
+  /** One statement, ms (default 5000): client-side, and the server's statement_timeout. */
+  queryTimeoutMs?: number;
+  /** Waiting for a connection from the pool, opening one included, ms (default 5000). */
+  poolWaitTimeoutMs?: number;
 }
+
+const DEFAULT_TIMEOUT_MS = 5000;
 
 async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -79,17 +94,41 @@ async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise
     await client.query('BEGIN');
     const result = await fn(client);
     await client.query('COMMIT');
+    client.release();
     return result;
   } catch (err) {
-    await client.query('ROLLBACK').catch(() => undefined);
+    // A connection that timed out or broke is discarded (the server rolls back on its own); one
+    // whose statement was refused rolls back and goes back to the pool.
+    if (isUnavailable(err)) {
+      client.release(err as Error);
+    } else {
+      await client.query('ROLLBACK').then(
+        () => client.release(),
+        (e: Error) => client.release(e),
+      );
+    }
     throw err;
-  } finally {
-    client.release();
   }
 }
 
 export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Promise<AuthStore> {
-  const pool = new pg.Pool({ connectionString: opts.url, max: opts.maxConnections ?? 10 });
+  const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // pg-pool's connectionTimeoutMillis bounds the wait for a client, opening one included; each
+  // client's own bounds its connection attempt.
+  class BoundedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.maxConnections ?? 10,
+    connectionTimeoutMillis: opts.poolWaitTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    query_timeout: queryTimeoutMs,
+    statement_timeout: queryTimeoutMs,
+    Client: BoundedClient,
+  });
   // An idle client losing its connection must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   try {
@@ -123,7 +162,7 @@ export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Pro
   };
 
   let closed = false;
-  return {
+  return withUnavailableErrors({
     kind: 'postgres',
     async create(a) {
       await pool.query(insertSql, insertParams(a));
@@ -190,7 +229,7 @@ export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Pro
       closed = true;
       await pool.end();
     },
-  };
+  });
 }
 
 function cleanupLockKey(method: Method): bigint {

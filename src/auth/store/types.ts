@@ -5,6 +5,19 @@
  */
 import type { Authentication, Method } from '../types.js';
 
+/**
+ * A store's backend could not be reached, or did not answer within its bounds (a connection
+ * refused, reset or timed out, a statement cancelled by its timeout, the server shutting down),
+ * as opposed to a statement the backend refused. Retrying later may succeed. The cause stays for
+ * the log: it may name hosts and ports, so it never reaches a client.
+ */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(cause: unknown) {
+    super(`the authentication store is unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+  }
+}
+
 export interface NewAuthentication {
   readonly id: string;
   readonly method: Method;
@@ -62,4 +75,26 @@ export interface AuthStore {
    */
   cleanup(req: CleanupRequest): Promise<CleanupOutcome>;
   close(): Promise<void>;
+}
+
+/**
+ * `store` with every method but `close` run through `around` (which calls `call()` once and
+ * shapes its outcome); other properties read through. Whatever methods the interface gains, a
+ * wrapper made this way passes them on.
+ */
+export function wrapMethods(store: AuthStore, around: (call: () => Promise<unknown>) => Promise<unknown>): AuthStore {
+  const wrapped = new Map<PropertyKey, unknown>();
+  return new Proxy(store, {
+    get(target, prop) {
+      const value: unknown = Reflect.get(target, prop, target);
+      if (typeof value !== 'function' || prop === 'close') return value;
+      let fn = wrapped.get(prop);
+      if (fn === undefined) {
+        const method = value as (...args: unknown[]) => Promise<unknown>;
+        fn = (...args: unknown[]) => around(() => method.apply(target, args));
+        wrapped.set(prop, fn);
+      }
+      return fn;
+    },
+  });
 }

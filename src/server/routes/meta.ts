@@ -4,6 +4,7 @@
  * `POST /meta/refresh` (vexil's extension, for push webhooks: poll the backend now) and `/metrics`.
  */
 import type Router from '@koa/router';
+import type { StoreStatus } from '../../auth/store-health.js';
 import { Code, VexilError } from '../../errors.js';
 import type { RefStatus, SnapshotStore } from '../../store/types.js';
 import type { AppState } from '../context.js';
@@ -24,6 +25,18 @@ export interface MetaDeps {
   version: VersionInfo;
   storageType: string;
   authenticationRequired: boolean;
+  /** The authentication store's availability, when one is in use (a field of /ready). */
+  authStore?: () => StoreStatus;
+}
+
+/** /ready's `authenticationStore` field: public, so no address and no error text. */
+function authStoreJson(status: StoreStatus) {
+  if (status.available) return { status: 'AVAILABLE' };
+  return {
+    status: 'UNAVAILABLE',
+    since: new Date(status.since ?? 0).toISOString(),
+    reason: 'the authentication store cannot be reached: requests that need it answer 503; tokens this process found in it recently are still accepted (outage_grace)',
+  };
 }
 
 /** Go's GOARCH names, as Flipt reports them. */
@@ -76,7 +89,12 @@ export function registerMetaRoutes(router: Router<AppState>, deps: MetaDeps): vo
     // A polled backend unreachable for longer than its max staleness: still serving, but not ready.
     const stale = store.status().find((s) => s.reference === store.defaultReference)?.stale;
     if (stale !== undefined) throw new VexilError(Code.Unavailable, stale);
-    sendJson(ctx, { status: 'READY', reference: snapshot.reference, revision: snapshot.revision });
+    sendJson(ctx, {
+      status: 'READY',
+      reference: snapshot.reference,
+      revision: snapshot.revision,
+      ...(deps.authStore ? { authenticationStore: authStoreJson(deps.authStore()) } : {}),
+    });
   });
 
   router.get('/meta/info', (ctx) => {
