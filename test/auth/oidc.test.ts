@@ -18,6 +18,8 @@ const ACCOUNTS: Record<string, Account> = {
   alice: { email: 'alice@example.test', email_verified: true, name: 'Alice', picture: 'https://pics.test/alice.png' },
   bob: { email: 'bob@example.test', email_verified: false, name: 'Bob' },
   carol: { email: 'carol@elsewhere.test', email_verified: true, name: 'Carol' },
+  // No email_verified claim at all.
+  dave: { email: 'dave@example.test', name: 'Dave' },
 };
 
 interface Setup {
@@ -243,11 +245,32 @@ t.test('email_matches and email_verified', async (t) => {
   t.equal(bob.res.status, 401);
   t.match(JSON.parse(bob.text), { message: 'handling OIDC callback: email is not verified' });
 
+  provider!.nextLogin = 'dave';
+  jar = new CookieJar();
+  const dave = await login(server, jar);
+  t.equal(dave.res.status, 401, 'no email_verified claim: the email is not known to be verified');
+  t.match(JSON.parse(dave.text), { message: 'handling OIDC callback: email is not verified' });
+
   provider!.nextLogin = 'alice';
   jar = new CookieJar();
   const alice = await login(server, jar);
   t.equal(alice.res.status, 302, alice.text);
   t.equal((await self(server, jar)).status, 200);
+});
+
+t.test('without email_matches a login without an email_verified claim is accepted (an explicit false is not)', async (t) => {
+  const { server, provider } = await setup(t);
+  provider!.nextLogin = 'dave';
+  let jar = new CookieJar();
+  const dave = await login(server, jar);
+  t.equal(dave.res.status, 302, dave.text);
+  const me = await self(server, jar);
+  t.equal(me.status, 200, 'the session works on later requests too');
+  t.notOk('io.svc.auth.oidc.email_verified' in me.body.metadata);
+
+  provider!.nextLogin = 'bob';
+  jar = new CookieJar();
+  t.equal((await login(server, jar)).res.status, 401);
 });
 
 t.test('an expired ID token is refused (vexil checks expiry at its own clock)', async (t) => {

@@ -29,7 +29,11 @@ async function provider(t: T): Promise<TestOidcProvider> {
     clientSecret: CLIENT_SECRET,
     redirectUri: REDIRECT_URI,
     requirePkce: true,
-    accounts: { alice: { email: 'alice@example.test', email_verified: true, name: 'Alice' } },
+    accounts: {
+      alice: { email: 'alice@example.test', email_verified: true, name: 'Alice' },
+      // No email_verified claim.
+      dave: { email: 'dave@example.test', name: 'Dave' },
+    },
   });
   t.teardown(() => p.close());
   return p;
@@ -183,6 +187,23 @@ t.test('email_matches holds on every request: a session stops working when its e
   const second = await startAuthServer(t, { dir, yaml: yaml(p.issuer, { emailMatches: "['^.*@corp\\.test$']" }), clock: fakeClock(Date.now()) });
   const refused = await fetch(`${second.url}/api/v1/namespaces`, { headers: { cookie: jar.header() } });
   t.equal(refused.status, 401);
+});
+
+t.test('email_matches on every request also needs a verified email: a session made without the claim stops working', async (t) => {
+  const p = await provider(t);
+  const dir = tempDir(t);
+  const first = await startAuthServer(t, { dir, yaml: yaml(p.issuer), clock: fakeClock(Date.now()) });
+  const jars = { alice: new CookieJar(), dave: new CookieJar() };
+  for (const who of ['alice', 'dave'] as const) {
+    p.nextLogin = who;
+    await login(first, jars[who]);
+    t.equal((await fetch(`${first.url}/auth/v1/self`, { headers: { cookie: jars[who].header() } })).status, 200, `${who}: logged in without email_matches`);
+  }
+  await first.stop();
+  const second = await startAuthServer(t, { dir, yaml: yaml(p.issuer, { emailMatches: "['^.*@example\\.test$']" }), clock: fakeClock(Date.now()) });
+  const status = async (who: 'alice' | 'dave') => (await fetch(`${second.url}/api/v1/namespaces`, { headers: { cookie: jars[who].header() } })).status;
+  t.equal(await status('alice'), 200, 'a verified email that matches');
+  t.equal(await status('dave'), 401, 'an email that matches but was never verified');
 });
 
 t.test('config rules at start', async (t) => {
