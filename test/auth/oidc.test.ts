@@ -124,14 +124,14 @@ t.test('login with PKCE: authorize URL, state cookie, callback, session cookie, 
   t.match(url.searchParams.get('nonce'), /^[A-Za-z0-9_-]{20,}$/);
   const state = url.searchParams.get('state')!;
   t.match(state, /^[A-Za-z0-9_-]{43}$/);
-  t.match(done.authorize.setCookies[0], /^svc_client_state=[A-Za-z0-9_-]+; Path=\/; Domain=127\.0\.0\.1; Max-Age=86400; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+  t.match(done.authorize.setCookies[0], /^svc_client_state=[A-Za-z0-9_-]+; Path=\/; Max-Age=86400; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
   t.notOk(done.authorize.setCookies[0]!.includes(state), 'the cookie holds the state sealed, not the state itself');
   t.equal(done.authorize.res.headers.get('cache-control'), 'no-store');
 
   t.equal(done.res.status, 302, done.text);
   t.equal(done.res.headers.get('location'), '/');
   const tokenCookie = done.setCookies.find((c) => c.startsWith('svc_client_token='))!;
-  t.match(tokenCookie, /^svc_client_token=[A-Za-z0-9_-]{43}; Path=\/; Domain=127\.0\.0\.1; Max-Age=86400; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+  t.match(tokenCookie, /^svc_client_token=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=86400; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
   t.notMatch(tokenCookie, /Secure/, 'session.secure is false');
   t.ok(done.setCookies.some((c) => /^svc_client_state=; .*Max-Age=0/.test(c)), 'the state cookie is dropped');
   t.notOk(jar.cookies.has('svc_client_state'));
