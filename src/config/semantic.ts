@@ -6,7 +6,7 @@ import { parseDuration } from './duration.js';
 import { cleartextProblem } from '../http/loopback.js';
 import { originEntryProblem } from '../http/origins.js';
 import type { ConfigProblem } from './errors.js';
-import { emailPatternProblem } from '../auth/email-match.js';
+import { emailPatternProblem } from './email-pattern.js';
 
 // The shape is guaranteed by the schema check that runs first.
 type Obj = Record<string, any>;
