@@ -260,3 +260,16 @@ t.test('a JWKS outage answers 503 with Retry-After for keys not fetched yet, war
   t.same(await both(s, await issuer.sign({ n: 3 }, { now })), [503, 503], 'a second outage');
   t.equal(warnings(), 2, 'warned again, once');
 });
+
+t.test('between exp and exp + leeway a token is answered from the verified-token cache: one signature verification', async (t) => {
+  const issuer = await startJwtIssuer(t);
+  const s = await startAuthServer(t, { yaml: jwtYaml(`      jwks_url: ${issuer.jwksUri}\n      leeway: 2s`) });
+  const verifications = () => s.logs.entries().filter((e) => e.msg === 'JWT verified').length;
+  const token = await issuer.sign({}, { now: nowOf(s), expiresIn: 1 });
+  s.clock.advance(1500); // past exp, within the leeway
+  for (let i = 0; i < 5; i++) t.same(await both(s, token), [200, 200], `request ${i + 1} within the leeway`);
+  t.equal(verifications(), 1, 'ten requests past exp, one verification');
+  s.clock.advance(1500); // past exp + leeway
+  t.same(await both(s, token), [401, 401], 'refused once the leeway has run out');
+  t.equal(verifications(), 1, 'the refusal needed no signature check');
+});
