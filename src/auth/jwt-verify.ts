@@ -77,6 +77,11 @@ export interface VerifiedJwt {
   payload: JWTPayload;
   /** When the token stops being valid (ms since the epoch): its `exp`, or the implied one. */
   expiresAt: number;
+  /**
+   * When this verifier stops accepting it (ms since the epoch): `expiresAt` plus the leeway. A
+   * check at any earlier moment passes, one at this moment or later is refused.
+   */
+  acceptedUntil: number;
 }
 
 export type JwtVerifier = (token: string) => Promise<VerifiedJwt>;
@@ -161,8 +166,16 @@ export function createJwtVerifier(opts: JwtVerifierOptions): JwtVerifier {
       throw new JwtRejected(reasonOf(err), keysUnavailable(err));
     }
     const expiresAt = checkTimes(payload, nowSeconds, leeway);
-    return { payload, expiresAt: expiresAt * 1000 };
+    return { payload, expiresAt: expiresAt * 1000, acceptedUntil: acceptedUntil(expiresAt, leeway) };
   };
+}
+
+/**
+ * The first moment (ms) checkTimes refuses a token expiring at `expiry` (s): it compares whole
+ * seconds of now with `expiry + leeway`, either of which may have a fraction.
+ */
+function acceptedUntil(expiry: number, leeway: number): number {
+  return Math.ceil(expiry + leeway) * 1000;
 }
 
 /** exp/nbf/iat against now ± leeway; returns the expiry in seconds. */

@@ -24,7 +24,8 @@ import { field, isPlainObject } from '../http/fields.js';
 import type { AppState } from '../server/context.js';
 import { headerTwin } from '../server/header-twins.js';
 import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
-import { csrfProblem, csrfRefusal, type CsrfConfig } from './csrf.js';
+import { clearCookie } from './cookies.js';
+import { CSRF_COOKIE, csrfProblem, csrfRefusal, type CsrfConfig } from './csrf.js';
 import type { AuthMethod } from './methods/types.js';
 import type { AuthService, LookupResult } from './service.js';
 import { CLIENT_TOKEN_COOKIE, STATE_COOKIE, scopedNamespace, type Authentication } from './types.js';
@@ -160,9 +161,9 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     if (passes(req.method, req.path)) return undefined;
     const scope = scopeOf(req.method, req.path);
     if (scope.public) return undefined;
-    // Logging out drops both session cookies whatever happens next, refusals included (reference §2.17).
+    // Logging out drops the session cookies whatever happens next, refusals included (reference §2.17).
     if (scope.self && req.method === 'PUT' && /^\/auth\/v1\/self\/expire\/?$/.test(req.path)) {
-      req.setCookies([clearCookie(STATE_COOKIE, opts.sessionDomain), clearCookie(CLIENT_TOKEN_COOKIE, opts.sessionDomain)]);
+      req.setCookies([STATE_COOKIE, CLIENT_TOKEN_COOKIE, CSRF_COOKIE].map((name) => clearCookie(name, opts.sessionDomain)));
     }
     if (!opts.required && !scope.self) return undefined;
     if (opts.required && excluded(scope, opts)) return undefined;
@@ -227,11 +228,6 @@ export function authMiddleware(opts: AuthMiddlewareOptions): Middleware<AppState
   return Object.assign(middleware, { gate });
 }
 
-/** A Set-Cookie value that makes the browser drop `name` (no Domain for localhost, as browsers require). */
-export function clearCookie(name: string, domain: string | undefined): string {
-  const d = domain !== undefined && domain !== 'localhost' ? `; Domain=${domain}` : '';
-  return `${name}=; Path=/${d}; Max-Age=0`;
-}
 
 /** Whether the request addresses exactly `namespace` and nothing else. */
 async function confinedTo(req: AuthRequest, source: NamespaceSource, namespace: string): Promise<boolean> {

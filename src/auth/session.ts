@@ -17,8 +17,9 @@
  *    with the verifier of the login that asked for it).
  * 2. Issuing a session. `issue` creates the authentication record through AuthService (method,
  *    metadata, expiry `session.token_lifetime`) and answers with the `svc_client_token` cookie
- *    (HttpOnly, SameSite=Lax, Secure per `session.secure`, Domain per `session.domain` but none for
- *    localhost, Path=/, Max-Age and Expires per the token lifetime), drops the state cookie, and
+ *    (HttpOnly, SameSite=Lax, Secure per `session.secure`, Domain per `session.domain` when that is
+ *    a dotted host name, host-only otherwise (src/auth/cookies.ts), Path=/, Max-Age and Expires per
+ *    the token lifetime), drops the state cookie, and
  *    redirects to the UI root (`/` under `X-Forwarded-Prefix`).
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';

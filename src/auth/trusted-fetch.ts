@@ -1,8 +1,9 @@
 /**
  * A small fetch for key material (OIDC discovery documents, JSON Web Key Sets): HTTPS trusting
  * exactly the CA certificates of a configured file (a cluster's own CA), an optional bearer token
- * re-read from a file on every request (a pod's projected service-account token rotates on disk),
- * a bounded response size and no redirects. It returns a WHATWG `Response`, so jose's
+ * re-read from a file on every request (a pod's projected service-account token rotates on disk,
+ * and is never sent over plain http except to a loopback address), a bounded response size and no
+ * redirects. It returns a WHATWG `Response`, so jose's
  * `createRemoteJWKSet` can use it through its `customFetch` option.
  *
  * node:https is used instead of the global fetch because Node's fetch takes a custom CA only
@@ -11,6 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import { isLoopbackHost } from '../http/loopback.js';
 
 /** Key sets and discovery documents are small; anything bigger is refused unread. */
 export const MAX_KEY_DOCUMENT_BYTES = 1024 * 1024;
@@ -51,6 +53,10 @@ export function createTrustedFetch(opts: TrustedFetchOptions): KeyFetch {
       const target = new URL(url);
       const headers: Record<string, string> = { accept: 'application/json' };
       new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+      if (opts.bearerTokenPath !== undefined && target.protocol === 'http:' && !isLoopbackHost(target.hostname)) {
+        reject(new Error(`refusing to send the bearer token over plain http to ${target.host}`));
+        return;
+      }
       if (opts.bearerTokenPath !== undefined && headers.authorization === undefined) {
         // A missing token file is not fatal: a cluster whose discovery is public needs none.
         const token = readOptionalToken(opts.bearerTokenPath);

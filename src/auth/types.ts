@@ -32,9 +32,19 @@ export interface Authentication {
   readonly method: Method;
   /** Milliseconds since the epoch; undefined = never expires. */
   readonly expiresAt?: number;
+  /**
+   * Set when the credential is accepted past `expiresAt` (a JWT, within its leeway): the moment
+   * (ms since the epoch) from which it is refused. Not stored, not shown.
+   */
+  readonly acceptedUntil?: number;
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly metadata: Readonly<Record<string, string>>;
+}
+
+/** After this moment (ms since the epoch) a check of the credential fails; undefined = never. */
+export function acceptedUntil(a: Authentication): number | undefined {
+  return a.acceptedUntil ?? a.expiresAt;
 }
 
 /** Milliseconds since the epoch. Injected everywhere time matters, so tests need no sleeps. */

@@ -3,9 +3,10 @@
  * already passed the schema. Wording follows Flipt's where Flipt has the same rule.
  */
 import { parseDuration } from './duration.js';
+import { cleartextProblem } from '../http/loopback.js';
 import { originEntryProblem } from '../http/origins.js';
 import type { ConfigProblem } from './errors.js';
-import { emailPatternProblem } from '../auth/email-match.js';
+import { emailPatternProblem } from './email-pattern.js';
 
 // The shape is guaranteed by the schema check that runs first.
 type Obj = Record<string, any>;
@@ -67,6 +68,11 @@ export function checkSemantics(raw: Obj): ConfigProblem[] {
       add(`authentication.methods.code_host.allowed_teams.${org}`, `the organization '${org}' was not declared in 'allowed_organizations'`);
     }
   }
+
+  // The cluster method sends vexil's own service-account token to its discovery URL.
+  const cluster: Obj = methods.cluster;
+  const discoveryProblem = cluster.enabled ? cleartextProblem(cluster.discovery_url as string) : undefined;
+  if (discoveryProblem !== undefined) add('authentication.methods.cluster.discovery_url', discoveryProblem);
 
   const jwt: Obj = methods.jwt;
   if (jwt.enabled) {

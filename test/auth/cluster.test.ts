@@ -4,6 +4,7 @@
  * server publishes them), with records in SQLite and in a throwaway PostgreSQL.
  */
 import { writeFileSync } from 'node:fs';
+import { createTrustedFetch } from '../../src/auth/trusted-fetch.js';
 import { join } from 'node:path';
 import t, { type Test } from 'tap';
 import { makeTestCertificates, type TestCertificates } from '../support/git-tls.js';
@@ -196,6 +197,45 @@ authentication:
   });
   const refused = await exchange(untrusted, await issuer.signServiceAccount({ now: nowOf(untrusted) }));
   t.equal(refused.status, 503, 'TLS not trusted');
+});
+
+t.test('plain http for discovery_url or the discovered jwks_uri is refused, except to loopback addresses', async (t) => {
+  const clusterYaml = (discoveryUrl: string, tokenPath = '/nonexistent/token') => `
+authentication:
+  required: true
+  methods:
+    cluster:
+      enabled: true
+      discovery_url: ${discoveryUrl}
+      ca_path: ${certs.caPath}
+      service_account_token_path: ${tokenPath}
+`;
+  const certs = await makeTestCertificates(t);
+  for (const url of ['http://kubernetes.default.svc.cluster.local', 'http://10.0.0.1:6443', 'http://[fd00::1]/']) {
+    await t.rejects(
+      startAuthServer(t, { yaml: clusterYaml(url) }),
+      /authentication\.methods\.cluster\.discovery_url: plain http would send the service-account token in clear: use https/,
+      `${url}: refused at start`,
+    );
+  }
+
+  // Loopback over http is allowed (tests, a local proxy); the discovery document then names a
+  // key set on another host over plain http: refused before any request goes there.
+  const dir = tempDir(t);
+  const tokenPath = join(dir, 'own-token');
+  writeFileSync(tokenPath, 'pod-own-token\n');
+  const plain = await startJwtIssuer(t, { issuer: CLUSTER_ISSUER, publishedJwksUri: 'http://jwks.cluster.test/openid/v1/jwks' });
+  const s = await startAuthServer(t, { yaml: clusterYaml(plain.url, tokenPath) });
+  const refused = await exchange(s, await plain.signServiceAccount({ now: nowOf(s) }));
+  t.equal(refused.status, 503);
+  t.match(refused.body.message as string, /cluster discovery failed: the discovery document's jwks_uri "http:\/\/jwks\.cluster\.test\/openid\/v1\/jwks" is refused: plain http/);
+  t.equal(plain.stats.discoveryHits, 1, 'discovery over loopback http was asked');
+  t.equal(plain.stats.jwksHits, 0);
+
+  // The fetch itself never sends the token over plain http beyond loopback, whatever asks it to.
+  const fetchKeys = createTrustedFetch({ bearerTokenPath: tokenPath });
+  await t.rejects(fetchKeys('http://jwks.cluster.test/openid/v1/jwks'), /refusing to send the bearer token over plain http to jwks\.cluster\.test/);
+  t.equal((await fetchKeys(`${plain.url}/openid/v1/jwks`)).status, 200, 'loopback over http still works');
 });
 
 t.test('a CA file that cannot be read stops the start', async (t) => {

@@ -137,7 +137,7 @@ t.test('JWKS over HTTPS trusting a CA file', async (t) => {
   const trusted = await startAuthServer(t, { yaml: jwtYaml(`      jwks_url: ${issuer.jwksUri}\n      ca_path: ${certs.caPath}`) });
   t.same(await both(trusted, await issuer.sign({}, { now: nowOf(trusted) })), [200, 200], 'the CA file is trusted');
   const untrusted = await startAuthServer(t, { yaml: jwtYaml(`      jwks_url: ${issuer.jwksUri}`) });
-  t.same(await both(untrusted, await issuer.sign({}, { now: nowOf(untrusted) })), [401, 401], 'without the CA file the key set is not fetched');
+  t.same(await both(untrusted, await issuer.sign({}, { now: nowOf(untrusted) })), [503, 503], 'without the CA file the key set cannot be fetched: 503, not a verdict');
 });
 
 t.test('PEM public key file', async (t) => {
@@ -222,4 +222,54 @@ t.test('tokens with made-up kids cost at most one JWKS fetch per second, and a f
   t.ok(fetches <= Math.ceil(seconds) + 1, `${fetches} JWKS fetches for 300 made-up kids over ${seconds.toFixed(1)} s`);
   await issuer.rotate();
   t.same(await both(s, await issuer.sign({}, { now })), [200, 200], 'a key published during the flood is accepted');
+});
+
+t.test('a JWKS outage answers 503 with Retry-After for keys not fetched yet, warns once per outage; a forged token stays 401', async (t) => {
+  const issuer = await startJwtIssuer(t, { algs: ['ES256'] });
+  const s = await startAuthServer(t, { yaml: jwtYaml(`      jwks_url: ${issuer.jwksUri}`) });
+  const now = nowOf(s);
+  const known = await issuer.sign({}, { now });
+  t.same(await both(s, known), [200, 200], 'the set is fetched');
+  const warnings = () => s.logs.entries().filter((e) => e.level === 'warn' && e.msg === 'JWT key set unavailable: tokens signed with keys not fetched yet are answered 503').length;
+  const recoveries = () => s.logs.entries().filter((e) => e.level === 'info' && e.msg === 'JWT key set reachable again').length;
+
+  issuer.jwksDown = true;
+  await issuer.rotate();
+  const fresh = await issuer.sign({ n: 1 }, { now });
+  for (let i = 0; i < 3; i++) {
+    const res = await request(`${s.url}/evaluate/v1/variant`, { body: EVAL, authorization: `JWT ${fresh}` });
+    t.equal(res.status, 503, `fast path, attempt ${i + 1}: the key set is down, the token was not judged`);
+    t.same(res.body, { code: 14, message: 'JWT key set unavailable', details: [] });
+    t.equal(res.headers.get('retry-after'), '5');
+    const koa = await request(`${s.url}/api/v1/namespaces/default/flags`, { authorization: `JWT ${fresh}` });
+    t.equal(koa.status, 503, `Koa path, attempt ${i + 1}`);
+    t.equal(koa.headers.get('retry-after'), '5');
+  }
+  t.equal(warnings(), 1, 'one warning for the outage, however many requests meet it');
+  t.same(await both(s, known), [200, 200], 'a token verified before the outage still passes');
+  t.notOk(s.logs.text().includes(fresh.split('.')[2]!), 'no signature in the log');
+
+  issuer.jwksDown = false;
+  t.same(await both(s, fresh), [200, 200], 'the set is back: the fresh key is fetched and accepted');
+  t.equal(recoveries(), 1, 'the recovery is logged once');
+  const forged = await (await issuer.unpublishedKey('ES256')).sign({}, { now });
+  t.same(await both(s, forged), [401, 401], 'a key the set does not hold: 401, as before');
+
+  issuer.jwksDown = true;
+  await issuer.rotate();
+  t.same(await both(s, await issuer.sign({ n: 3 }, { now })), [503, 503], 'a second outage');
+  t.equal(warnings(), 2, 'warned again, once');
+});
+
+t.test('between exp and exp + leeway a token is answered from the verified-token cache: one signature verification', async (t) => {
+  const issuer = await startJwtIssuer(t);
+  const s = await startAuthServer(t, { yaml: jwtYaml(`      jwks_url: ${issuer.jwksUri}\n      leeway: 2s`) });
+  const verifications = () => s.logs.entries().filter((e) => e.msg === 'JWT verified').length;
+  const token = await issuer.sign({}, { now: nowOf(s), expiresIn: 1 });
+  s.clock.advance(1500); // past exp, within the leeway
+  for (let i = 0; i < 5; i++) t.same(await both(s, token), [200, 200], `request ${i + 1} within the leeway`);
+  t.equal(verifications(), 1, 'ten requests past exp, one verification');
+  s.clock.advance(1500); // past exp + leeway
+  t.same(await both(s, token), [401, 401], 'refused once the leeway has run out');
+  t.equal(verifications(), 1, 'the refusal needed no signature check');
 });

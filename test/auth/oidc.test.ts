@@ -18,6 +18,8 @@ const ACCOUNTS: Record<string, Account> = {
   alice: { email: 'alice@example.test', email_verified: true, name: 'Alice', picture: 'https://pics.test/alice.png' },
   bob: { email: 'bob@example.test', email_verified: false, name: 'Bob' },
   carol: { email: 'carol@elsewhere.test', email_verified: true, name: 'Carol' },
+  // No email_verified claim at all.
+  dave: { email: 'dave@example.test', name: 'Dave' },
 };
 
 interface Setup {
@@ -122,14 +124,14 @@ t.test('login with PKCE: authorize URL, state cookie, callback, session cookie, 
   t.match(url.searchParams.get('nonce'), /^[A-Za-z0-9_-]{20,}$/);
   const state = url.searchParams.get('state')!;
   t.match(state, /^[A-Za-z0-9_-]{43}$/);
-  t.match(done.authorize.setCookies[0], /^svc_client_state=[A-Za-z0-9_-]+; Path=\/; Domain=127\.0\.0\.1; Max-Age=86400; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+  t.match(done.authorize.setCookies[0], /^svc_client_state=[A-Za-z0-9_-]+; Path=\/; Max-Age=86400; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
   t.notOk(done.authorize.setCookies[0]!.includes(state), 'the cookie holds the state sealed, not the state itself');
   t.equal(done.authorize.res.headers.get('cache-control'), 'no-store');
 
   t.equal(done.res.status, 302, done.text);
   t.equal(done.res.headers.get('location'), '/');
   const tokenCookie = done.setCookies.find((c) => c.startsWith('svc_client_token='))!;
-  t.match(tokenCookie, /^svc_client_token=[A-Za-z0-9_-]{43}; Path=\/; Domain=127\.0\.0\.1; Max-Age=86400; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
+  t.match(tokenCookie, /^svc_client_token=[A-Za-z0-9_-]{43}; Path=\/; Max-Age=86400; Expires=[^;]+; HttpOnly; SameSite=Lax$/);
   t.notMatch(tokenCookie, /Secure/, 'session.secure is false');
   t.ok(done.setCookies.some((c) => /^svc_client_state=; .*Max-Age=0/.test(c)), 'the state cookie is dropped');
   t.notOk(jar.cookies.has('svc_client_state'));
@@ -243,11 +245,32 @@ t.test('email_matches and email_verified', async (t) => {
   t.equal(bob.res.status, 401);
   t.match(JSON.parse(bob.text), { message: 'handling OIDC callback: email is not verified' });
 
+  provider!.nextLogin = 'dave';
+  jar = new CookieJar();
+  const dave = await login(server, jar);
+  t.equal(dave.res.status, 401, 'no email_verified claim: the email is not known to be verified');
+  t.match(JSON.parse(dave.text), { message: 'handling OIDC callback: email is not verified' });
+
   provider!.nextLogin = 'alice';
   jar = new CookieJar();
   const alice = await login(server, jar);
   t.equal(alice.res.status, 302, alice.text);
   t.equal((await self(server, jar)).status, 200);
+});
+
+t.test('without email_matches a login without an email_verified claim is accepted (an explicit false is not)', async (t) => {
+  const { server, provider } = await setup(t);
+  provider!.nextLogin = 'dave';
+  let jar = new CookieJar();
+  const dave = await login(server, jar);
+  t.equal(dave.res.status, 302, dave.text);
+  const me = await self(server, jar);
+  t.equal(me.status, 200, 'the session works on later requests too');
+  t.notOk('io.svc.auth.oidc.email_verified' in me.body.metadata);
+
+  provider!.nextLogin = 'bob';
+  jar = new CookieJar();
+  t.equal((await login(server, jar)).res.status, 401);
 });
 
 t.test('an expired ID token is refused (vexil checks expiry at its own clock)', async (t) => {

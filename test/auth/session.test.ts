@@ -8,11 +8,13 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { clearCookie, cookieDomain } from '../../src/auth/cookies.js';
 import { csrfProblem, csrfToken } from '../../src/auth/csrf.js';
 import { MAX_SEALED_CHARS, loginStateKey, sealLoginState, unsealLoginState } from '../../src/auth/login-state.js';
 import { AuthService } from '../../src/auth/service.js';
 import { Sessions, withForwardedPrefix } from '../../src/auth/session.js';
 import { openSqliteAuthStore } from '../../src/auth/store/sqlite.js';
+import { CLIENT_TOKEN_COOKIE } from '../../src/auth/types.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { AuthenticationConfig } from '../../src/config/types.js';
 import { T0, fakeClock, tempDir } from './support.js';
@@ -157,6 +159,21 @@ t.test('issue on localhost without Secure; with csrf.key a readable CSRF cookie'
   t.notMatch(issued.cookies[0], /Domain=|Secure/);
   t.match(issued.cookies[0], /HttpOnly; SameSite=Lax$/);
   t.equal(issued.cookies[2], `svc_csrf_token=${csrfToken('k', issued.created.clientToken)}; Path=/; Max-Age=86400; Expires=${new Date(T0 + 86400_000).toUTCString()}; SameSite=Lax`);
+});
+
+t.test('Domain only for a dotted host name: a bare host (single label, IP address) gets a host-only cookie', async (t) => {
+  for (const domain of ['vexil', 'flags', 'localhost', '127.0.0.1', '10.0.0.5', '[::1]', '[fd00::5]']) {
+    const { sessions } = setup(t, { domain });
+    const issued = await sessions.issue('METHOD_OIDC', {});
+    t.notMatch(issued.cookies[0], /Domain=/, `${domain}: the session cookie is host-only`);
+    t.notMatch(issued.cookies[1], /Domain=/, `${domain}: the cleared state cookie too`);
+    t.equal(clearCookie(CLIENT_TOKEN_COOKIE, domain), 'svc_client_token=; Path=/; Max-Age=0', `${domain}: cleared without Domain`);
+  }
+  for (const [domain, attribute] of [['flags.example.com', 'flags.example.com'], ['vexil.internal.', 'vexil.internal']] as const) {
+    const { sessions } = setup(t, { domain });
+    t.match((await sessions.issue('METHOD_OIDC', {})).cookies[0], `; Domain=${attribute}; `, `${domain}: Domain=${attribute}`);
+    t.equal(cookieDomain(domain), attribute);
+  }
 });
 
 t.test('CSRF: unsafe cookie requests must come from here (or a trusted origin), and carry the token with csrf.key', async (t) => {

@@ -29,7 +29,11 @@ async function provider(t: T): Promise<TestOidcProvider> {
     clientSecret: CLIENT_SECRET,
     redirectUri: REDIRECT_URI,
     requirePkce: true,
-    accounts: { alice: { email: 'alice@example.test', email_verified: true, name: 'Alice' } },
+    accounts: {
+      alice: { email: 'alice@example.test', email_verified: true, name: 'Alice' },
+      // No email_verified claim.
+      dave: { email: 'dave@example.test', name: 'Dave' },
+    },
   });
   t.teardown(() => p.close());
   return p;
@@ -127,6 +131,12 @@ t.test('csrf.key: the readable svc_csrf_token cookie must come back in X-CSRF-To
   t.equal((await evaluate(server, { cookie, 'sec-fetch-site': 'same-origin', 'x-csrf-token': 'forged' })).status, 403);
   t.equal((await evaluate(server, { cookie, 'sec-fetch-site': 'same-origin', 'x-csrf-token': csrf! })).status, 200);
   t.equal((await evaluate(server, { authorization: `Bearer ${BOOTSTRAP}` })).status, 200, 'Bearer needs no CSRF token');
+
+  const logout = await fetch(`${server.url}/auth/v1/self/expire`, { method: 'PUT', headers: { cookie, 'sec-fetch-site': 'same-origin', 'x-csrf-token': csrf! } });
+  t.equal(logout.status, 200);
+  jar.take(logout);
+  t.notOk(jar.cookies.has('svc_csrf_token'), 'logging out drops the CSRF cookie too');
+  t.notOk(jar.cookies.has('svc_client_token'));
 });
 
 async function expireFlow(t: Test, server: AuthServer) {
@@ -142,8 +152,10 @@ async function expireFlow(t: Test, server: AuthServer) {
   const res = await fetch(`${server.url}/auth/v1/self/expire`, { method: 'PUT', headers: { cookie, 'sec-fetch-site': 'same-origin' } });
   t.equal(res.status, 200);
   const cleared = res.headers.getSetCookie();
-  t.ok(cleared.some((c) => /^svc_client_token=; Path=\/; Domain=127\.0\.0\.1; Max-Age=0/.test(c)), 'svc_client_token cleared');
-  t.ok(cleared.some((c) => /^svc_client_state=; Path=\/; Domain=127\.0\.0\.1; Max-Age=0/.test(c)), 'svc_client_state cleared');
+  // session.domain 127.0.0.1 is an IP address: the cookies are host-only, set and cleared without Domain.
+  t.ok(cleared.includes('svc_client_token=; Path=/; Max-Age=0'), 'svc_client_token cleared');
+  t.ok(cleared.includes('svc_client_state=; Path=/; Max-Age=0'), 'svc_client_state cleared');
+  t.ok(cleared.includes('svc_csrf_token=; Path=/; Max-Age=0'), 'svc_csrf_token cleared');
   server.clock.advance(1); // expired "now": past it from the next millisecond on
   const after = await fetch(`${server.url}/auth/v1/self`, { headers: { cookie } });
   t.equal(after.status, 401, 'the expired session no longer authenticates');
@@ -183,6 +195,23 @@ t.test('email_matches holds on every request: a session stops working when its e
   const second = await startAuthServer(t, { dir, yaml: yaml(p.issuer, { emailMatches: "['^.*@corp\\.test$']" }), clock: fakeClock(Date.now()) });
   const refused = await fetch(`${second.url}/api/v1/namespaces`, { headers: { cookie: jar.header() } });
   t.equal(refused.status, 401);
+});
+
+t.test('email_matches on every request also needs a verified email: a session made without the claim stops working', async (t) => {
+  const p = await provider(t);
+  const dir = tempDir(t);
+  const first = await startAuthServer(t, { dir, yaml: yaml(p.issuer), clock: fakeClock(Date.now()) });
+  const jars = { alice: new CookieJar(), dave: new CookieJar() };
+  for (const who of ['alice', 'dave'] as const) {
+    p.nextLogin = who;
+    await login(first, jars[who]);
+    t.equal((await fetch(`${first.url}/auth/v1/self`, { headers: { cookie: jars[who].header() } })).status, 200, `${who}: logged in without email_matches`);
+  }
+  await first.stop();
+  const second = await startAuthServer(t, { dir, yaml: yaml(p.issuer, { emailMatches: "['^.*@example\\.test$']" }), clock: fakeClock(Date.now()) });
+  const status = async (who: 'alice' | 'dave') => (await fetch(`${second.url}/api/v1/namespaces`, { headers: { cookie: jars[who].header() } })).status;
+  t.equal(await status('alice'), 200, 'a verified email that matches');
+  t.equal(await status('dave'), 401, 'an email that matches but was never verified');
 });
 
 t.test('config rules at start', async (t) => {

@@ -2,11 +2,14 @@
  * Authentication of the live-update streams: both paths follow the evaluation section, a token
  * scoped to a namespace streams that namespace only, and a stream whose token is deleted or
  * expires while it is open ends (at the next heartbeat, before the next event, or at the
- * expiry itself) while other streams go on.
+ * expiry itself) while other streams go on. A JWT stream past `exp` but within the leeway is
+ * re-checked from the verified-token cache (one signature verification in all) and ends when the
+ * leeway runs out.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
+import { startJwtIssuer } from '../support/jwt-issuer.js';
 import { StreamClient } from '../support/stream-client.js';
 import { T0, UNAUTHENTICATED, bootstrapTokenFrom, createToken, denied, fakeClock, request, startAuthServer, type AuthServer } from './support.js';
 
@@ -130,4 +133,48 @@ t.test('a token that expires while streaming: the stream ends at the expiry, wit
   t.equal(other.ending, undefined, 'a token that has not expired keeps streaming');
   const metrics = (await request(`${s.url}/metrics`)).text;
   t.equal(closedCount(metrics, 'protocol="sse",reason="unauthenticated"'), 1);
+});
+
+/** Log lines of the JWT method with this message (each signature verification logs one). */
+function jwtLogCount(s: AuthServer, msg: string, reason?: string): number {
+  return s.logs.entries().filter((e) => e.msg === msg && (reason === undefined || e.reason === reason)).length;
+}
+
+const jwtMethod = (jwksUri: string) => `    jwt:\n      enabled: true\n      jwks_url: ${jwksUri}\n      leeway: 2s\n`;
+
+t.test('a JWT stream between exp and exp + leeway: one signature verification, then cache hits; it ends when the leeway runs out', async (t) => {
+  const issuer = await startJwtIssuer(t);
+  const s = await startAuthServer(t, { yaml: config('50ms', jwtMethod(issuer.jwksUri)) });
+  // exp = T0 + 1 s, accepted until T0 + 3 s (leeway 2 s); the stream opens at T0 + 1.5 s.
+  const jwt = await issuer.sign({}, { now: Math.floor(T0 / 1000), expiresIn: 1 });
+  s.clock.advance(1500);
+  const stream = await open(s, t, sse('default'), { authorization: `JWT ${jwt}` });
+  t.equal(stream.status, 200, 'accepted within the leeway');
+  await firstFrame(stream);
+  // Twenty heartbeats, each preceded by a re-check of the credential (and the expiry timer, set
+  // for the end of the leeway, in between): about a second of stream past exp.
+  await stream.until(() => stream.comments.filter((c) => c === 'heartbeat').length >= 20, 'twenty heartbeats');
+  const verified = jwtLogCount(s, 'JWT verified');
+  t.equal(verified, 1, `the signature was verified once (${verified}): the re-checks past exp are cache hits`);
+
+  s.clock.advance(2000);
+  t.equal(await stream.ended(), 'end', 'past exp + leeway the stream ends');
+  t.equal(jwtLogCount(s, 'JWT verified'), 1, 'no verification at the end either');
+  t.equal(jwtLogCount(s, 'JWT refused', 'token expired'), 1, 'one refusal, made on the claims before any signature check');
+  const metrics = (await request(`${s.url}/metrics`)).text;
+  t.equal(closedCount(metrics, 'protocol="sse",reason="unauthenticated"'), 1);
+});
+
+t.test('without heartbeats a JWT stream ends at exp + leeway, from its timer, after one verification', async (t) => {
+  const issuer = await startJwtIssuer(t);
+  const s = await startAuthServer(t, { yaml: config('0s', jwtMethod(issuer.jwksUri)) });
+  const jwt = await issuer.sign({}, { now: Math.floor(T0 / 1000), expiresIn: 1 });
+  s.clock.advance(1500);
+  const stream = await open(s, t, ndjson('default'), { authorization: `JWT ${jwt}` });
+  await firstFrame(stream);
+  // The timer was set for T0 + 3 s on the auth clock (1.5 s away); by then the clock is past it.
+  s.clock.advance(2000);
+  t.equal(await stream.ended(), 'end');
+  t.equal(jwtLogCount(s, 'JWT verified'), 1, 'one signature verification in the stream\'s life');
+  t.equal(jwtLogCount(s, 'JWT refused', 'token expired'), 1);
 });

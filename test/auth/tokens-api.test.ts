@@ -190,6 +190,7 @@ t.test('GET /auth/v1/self and PUT /auth/v1/self/expire', async (t) => {
   t.same(ext.headers.getSetCookie(), [
     'svc_client_state=; Path=/; Domain=flags.example.com; Max-Age=0',
     'svc_client_token=; Path=/; Domain=flags.example.com; Max-Age=0',
+    'svc_csrf_token=; Path=/; Domain=flags.example.com; Max-Age=0',
   ]);
   const after = await request(`${s.url}/auth/v1/self`, { token: made.clientToken });
   t.equal(after.body.expiresAt, later);
@@ -219,7 +220,7 @@ t.test('required: false: /auth/v1/self identifies a presented token, and is 401 
   const expire = await request(`${s.url}/auth/v1/self/expire`, { method: 'PUT' });
   t.equal(expire.status, 401);
   t.same(expire.body, UNAUTHENTICATED);
-  t.equal(expire.headers.getSetCookie().length, 2, 'cookies cleared even so');
+  t.equal(expire.headers.getSetCookie().length, 3, 'cookies cleared even so (state, session, CSRF)');
 });
 
 t.test('only the SHA-256 of a token is stored', async (t) => {

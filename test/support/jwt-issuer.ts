@@ -38,6 +38,8 @@ export interface JwtIssuerOptions {
   issuer?: string;
   /** `id_token_signing_alg_values_supported` (default: `algs`). */
   advertisedAlgs?: string[];
+  /** The `jwks_uri` the discovery document names (default: this server's key set). */
+  publishedJwksUri?: string;
 }
 
 export interface SignOptions {
@@ -118,7 +120,7 @@ export async function startJwtIssuer(t: Teardown, opts: JwtIssuerOptions = {}): 
       stats.discoveryHits++;
       return json(200, {
         issuer: issuerOf(),
-        jwks_uri: `${url}/openid/v1/jwks`,
+        jwks_uri: opts.publishedJwksUri ?? `${url}/openid/v1/jwks`,
         response_types_supported: ['id_token'],
         subject_types_supported: ['public'],
         id_token_signing_alg_values_supported: opts.advertisedAlgs ?? algs,

@@ -5,7 +5,9 @@
  * verified against the cluster's OIDC discovery: `{discovery_url}/.well-known/openid-configuration`
  * names the issuer and the `jwks_uri`; both are fetched over HTTPS trusting only `ca_path`, with the
  * pod's own `service_account_token_path` as bearer token (re-read on every fetch) for clusters that
- * do not publish discovery anonymously. No TokenReview call, as in Flipt.
+ * do not publish discovery anonymously. Plain `http:` is refused for both (the token would travel
+ * in clear) except to loopback addresses: `discovery_url` at start (a config rule), `jwks_uri`
+ * when discovery names it (discovery fails, 503). No TokenReview call, as in Flipt.
  *
  * Checks: signature (keys from the JWKS, refetched at once on an unknown kid), algorithm among the
  * discovery's `id_token_signing_alg_values_supported` (RS256 when absent), `iss` equal to the
@@ -20,6 +22,7 @@
 import type Router from '@koa/router';
 import { Code, VexilError } from '../../errors.js';
 import { field, invalidField, isPlainObject } from '../../http/fields.js';
+import { cleartextProblem } from '../../http/loopback.js';
 import { requestBody } from '../../server/request-body.js';
 import type { AppState } from '../../server/context.js';
 import { sendJson } from '../../server/respond.js';
@@ -83,6 +86,9 @@ async function discover(discoveryUrl: string, fetchKeys: KeyFetch): Promise<Disc
   const advertised = Array.isArray(doc.id_token_signing_alg_values_supported)
     ? doc.id_token_signing_alg_values_supported.filter((a): a is string => typeof a === 'string')
     : [];
+  // The key set is fetched with the pod's token too: never over plain http beyond loopback.
+  const jwksProblem = cleartextProblem(doc.jwks_uri);
+  if (jwksProblem !== undefined) throw new Error(`the discovery document's jwks_uri ${JSON.stringify(doc.jwks_uri)} is refused: ${jwksProblem}`);
   const usable = advertised.filter((a) => (ASYMMETRIC_ALGORITHMS as readonly string[]).includes(a));
   return { issuer: doc.issuer, jwksUri: doc.jwks_uri, algorithms: advertised.length === 0 ? ['RS256'] : usable };
 }

@@ -5,13 +5,20 @@
  * (any one) and `.subject` when set. Nothing is stored: the authentication is built from the
  * claims (Flipt's mapping under `io.svc.auth.*`).
  *
- * Verified tokens are remembered by the SHA-256 digest of the token until their expiry, so a hot
- * evaluation path pays for a signature check once per token, not once per request. The cache is
- * bounded (oldest entries dropped first); refusals are not cached.
+ * Verified tokens are remembered by the SHA-256 digest of the token until the verifier would
+ * refuse them (`exp` + `leeway`), so a hot evaluation path or a stream's re-checks pay for a
+ * signature check once per token, not once per request. The authentication carries that moment
+ * (`acceptedUntil`), when streams look again. The cache is bounded (oldest entries dropped first);
+ * refusals are not cached. Every signature verification is logged at debug (`JWT verified` /
+ * `JWT refused`), never the token.
+ *
+ * A key set that cannot be fetched (HTTP error, network, TLS) is not a verdict on the token: such
+ * a request gets 503 with Retry-After, and the outage is logged at warn once, until a fetch of the
+ * set succeeds again (logged at info).
  */
-import { unauthenticated } from '../../errors.js';
+import { Code, VexilError, unauthenticated } from '../../errors.js';
 import { createJwtVerifier, JwtRejected, readPublicKeyFile, type JwtVerifier, type KeySource } from '../jwt-verify.js';
-import { createTrustedFetch } from '../trusted-fetch.js';
+import { createTrustedFetch, type KeyFetch } from '../trusted-fetch.js';
 import { tokenKey } from '../token.js';
 import type { Authentication, Clock } from '../types.js';
 import type { AuthMethod, MethodDeps } from './types.js';
@@ -20,6 +27,8 @@ export const JWT_ALGORITHMS = ['RS256', 'RS512', 'ES256', 'ES512', 'EdDSA'] as c
 export const JWT_SCHEME = 'JWT';
 /** Distinct tokens remembered at once; a busy deployment uses far fewer. */
 export const MAX_CACHED_TOKENS = 10_000;
+/** Retry-After (seconds) of the 503 a request gets while the key set cannot be fetched. */
+export const KEYS_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 export const JWT_METADATA = {
   issuer: 'io.svc.auth.jwt.issuer',
@@ -67,7 +76,7 @@ export function jwtMetadata(claims: Readonly<Record<string, unknown>>): Record<s
   return metadata;
 }
 
-/** Verified tokens by digest, until their expiry; insertion order = age, oldest dropped first. */
+/** Verified tokens by digest, until they stop being accepted; insertion order = age, oldest dropped first. */
 class VerifiedTokenCache {
   private readonly entries = new Map<string, { authentication: Authentication; until: number }>();
   constructor(
@@ -116,9 +125,21 @@ export interface JwtAuthenticator {
 /** The verification and cache, apart from the method wiring (the tests and bench use it too). */
 export function createJwtAuthenticator(config: MethodDeps['config']['methods']['jwt'], deps: Pick<MethodDeps, 'clock' | 'logger'>): JwtAuthenticator {
   let keys: KeySource;
+  // Whether the key set is unreachable now: set by a verification that could not get keys,
+  // cleared by a fetch that succeeds. The warning is logged when it becomes true.
+  let keysDown = false;
   if (config.jwks_url !== undefined) {
     const caPath = config.ca_path;
-    keys = { jwksUrl: config.jwks_url, fetch: atKey('ca_path', () => createTrustedFetch(caPath !== undefined ? { caPath } : {})) };
+    const fetchKeys = atKey('ca_path', () => createTrustedFetch(caPath !== undefined ? { caPath } : {}));
+    const watched: KeyFetch = (url, init) =>
+      fetchKeys(url, init).then((res) => {
+        if (res.status === 200 && keysDown) {
+          keysDown = false;
+          deps.logger.info({ jwksHost: new URL(url).host }, 'JWT key set reachable again');
+        }
+        return res;
+      });
+    keys = { jwksUrl: config.jwks_url, fetch: watched };
   } else if (config.public_key_file !== undefined) {
     const file = config.public_key_file;
     keys = { publicKeyPem: atKey('public_key_file', () => readPublicKeyFile(file)) };
@@ -151,21 +172,32 @@ export function createJwtAuthenticator(config: MethodDeps['config']['methods']['
       verified = await verify(token);
     } catch (err) {
       const reason = err instanceof JwtRejected ? err.message : 'verification failed';
+      if (err instanceof JwtRejected && err.keysUnavailable) {
+        if (!keysDown) {
+          keysDown = true;
+          deps.logger.warn({ reason }, 'JWT key set unavailable: tokens signed with keys not fetched yet are answered 503');
+        } else deps.logger.debug({ reason }, 'JWT not judged: key set unavailable');
+        throw new VexilError(Code.Unavailable, 'JWT key set unavailable', {
+          headers: { 'Retry-After': String(KEYS_UNAVAILABLE_RETRY_AFTER_SECONDS) },
+        });
+      }
       deps.logger.debug({ reason }, 'JWT refused');
       throw unauthenticated();
     }
-    const { payload, expiresAt } = verified;
+    const { payload, expiresAt, acceptedUntil } = verified;
     const issuedAt = typeof payload.iat === 'number' ? payload.iat * 1000 : deps.clock();
     // Not stored: no id. The token's own times stand in for the record's (Flipt leaves them out).
     const authentication: Authentication = {
       id: '',
       method: 'METHOD_JWT',
       expiresAt,
+      acceptedUntil,
       createdAt: issuedAt,
       updatedAt: issuedAt,
       metadata: jwtMetadata(payload),
     };
-    cache.put(key, authentication, expiresAt);
+    deps.logger.debug({ expiresAt: new Date(expiresAt).toISOString() }, 'JWT verified');
+    cache.put(key, authentication, acceptedUntil);
     return authentication;
   }
 }

@@ -13,7 +13,8 @@
  *   (with the verifier), and has openid-client verify the ID token: issuer, audience, expiry
  *   (against vexil's clock), nonce, and its signature with the provider's JWKS
  *   (enableNonRepudiationChecks; openid-client skips that by default for token-endpoint answers).
- *   Then `email_verified: false` is refused, `email_matches` applied, and a session issued.
+ *   Then `email_verified: false` is refused; with `email_matches` set, the email must be verified
+ *   (`email_verified: true`, a missing claim is refused) and match; then a session is issued.
  *
  * Nothing secret leaves this file: the client secret, the code, the tokens and the ID token are
  * never logged or put in an error; refusals log openid-client's error code and message (which
@@ -157,6 +158,16 @@ function mayBeStale(err: unknown): boolean {
   );
 }
 
+/**
+ * Why a login's email refuses it, or undefined: `email_verified: false` always; with
+ * `email_matches` set, the email must be verified (`email_verified: true`; a missing claim is not
+ * a verification) and match one pattern.
+ */
+function loginEmailProblem(email: string | undefined, verified: unknown, matchers: readonly RegExp[]): string | undefined {
+  if (verified === false || (matchers.length > 0 && verified !== true)) return 'email is not verified';
+  return emailProblem(email, matchers);
+}
+
 function stringClaim(claims: Record<string, unknown>, name: string): string | undefined {
   const v = claims[name];
   return typeof v === 'string' && v !== '' ? v : undefined;
@@ -233,8 +244,7 @@ export function createOidcMethod(deps: MethodDeps): AuthMethod {
     }
 
     const email = stringClaim(claims, 'email');
-    if (claims.email_verified === false) throw refuse(ctx, p.name, 'email is not verified');
-    const problem = emailProblem(email, matchers);
+    const problem = loginEmailProblem(email, claims.email_verified, matchers);
     if (problem !== undefined) throw refuse(ctx, p.name, problem);
 
     const metadata: Record<string, string> = Object.create(null) as Record<string, string>;
@@ -273,8 +283,10 @@ export function createOidcMethod(deps: MethodDeps): AuthMethod {
     },
     recheck(authentication: Authentication) {
       // email_matches holds on every request, as in Flipt (reference §2.11): a session made before
-      // the list changed stops working when its email no longer matches.
-      return emailProblem(authentication.metadata[OIDC_METADATA.email], matchers);
+      // the list changed stops working when its email no longer matches or was not verified.
+      const { metadata } = authentication;
+      const verified = metadata[OIDC_METADATA.emailVerified];
+      return loginEmailProblem(metadata[OIDC_METADATA.email], verified === undefined ? undefined : verified === 'true', matchers);
     },
     start() {
       // Discover every provider now; a failure is logged and retried by the next login.

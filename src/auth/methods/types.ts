@@ -63,8 +63,8 @@ export interface AuthMethod {
   readonly scheme?: string;
   /**
    * Stateless methods: the authentication a credential of `scheme` proves. Rejects with a
-   * VexilError (401 `request was not authenticated`) when it proves none; the reason goes to the
-   * debug log only, never the credential. A credential already verified (a cache) may be answered
+   * VexilError (401 `request was not authenticated`) when it proves none, 503 when it cannot be
+   * judged now (the keys cannot be fetched); the reason goes to the log only, never the credential. A credential already verified (a cache) may be answered
    * without a promise, as the authentication gate's decisions are (middleware.ts AuthDecision).
    */
   authenticate?(credential: string): Authentication | Promise<Authentication>;

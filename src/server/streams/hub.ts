@@ -41,7 +41,8 @@ import {
   sseGoneEvent,
   sseStateEvent,
 } from './frames.js';
-import { MAX_TIMER_MS, type StreamAuthentication } from './stream-auth.js';
+import { acceptedUntil } from '../../auth/types.js';
+import { EXPIRY_RECHECK_FLOOR_MS, MAX_TIMER_MS, type StreamAuthentication } from './stream-auth.js';
 
 export type StreamProtocol = 'ndjson' | 'sse';
 
@@ -184,6 +185,8 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
     private closed = false;
     private reason: CloseReason = 'client';
     private expiryTimer: NodeJS.Timeout | undefined;
+    /** The check under way was asked by the expiry timer (see scheduleExpiry). */
+    private expiryCheck = false;
     private events = 0;
     private readonly openedAt = monotonicMs();
 
@@ -195,7 +198,7 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
       private readonly auth: StreamAuthentication | undefined,
       private readonly log: Logger,
     ) {
-      if (auth !== undefined) this.scheduleExpiry(auth.expiresAt);
+      if (auth !== undefined) this.scheduleExpiry(auth.expiresAt, false);
     }
 
     /**
@@ -216,12 +219,15 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
       auth.check().then(
         (authentication) => {
           this.checking = false;
+          const afterExpiryCheck = this.expiryCheck;
+          this.expiryCheck = false;
           if (this.closed) return;
-          this.scheduleExpiry(authentication?.expiresAt);
+          this.scheduleExpiry(authentication === undefined ? undefined : acceptedUntil(authentication), afterExpiryCheck);
           this.flush();
         },
         (err: unknown) => {
           this.checking = false;
+          this.expiryCheck = false;
           if (!(err instanceof VexilError)) this.log.warn({ err }, 'stream: checking the credential failed; ending the stream');
           this.end('unauthenticated');
         },
@@ -277,13 +283,24 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
       this.res.destroy();
     }
 
-    private scheduleExpiry(expiresAt: number | undefined): void {
+    /**
+     * Re-checks the credential just after `stopsAt` (when it stops being accepted: the auth
+     * service refuses a token once the clock is beyond its expiry, the JWT method once it is past
+     * expiry plus leeway). A moment already past, or a re-check right after one the expiry timer
+     * asked for (`afterExpiryCheck`), waits EXPIRY_RECHECK_FLOOR_MS: a credential that passes
+     * at or after that moment is not asked again in a loop.
+     */
+    private scheduleExpiry(stopsAt: number | undefined, afterExpiryCheck: boolean): void {
       if (this.expiryTimer !== undefined) clearTimeout(this.expiryTimer);
       this.expiryTimer = undefined;
-      if (expiresAt === undefined || this.auth === undefined) return;
-      // Just past the expiry: the auth service treats a token as expired once the clock is beyond it.
-      const ms = Math.min(Math.max(0, expiresAt - this.auth.clock()) + 1, MAX_TIMER_MS);
-      this.expiryTimer = setTimeout(() => this.request(false), ms);
+      if (stopsAt === undefined || this.auth === undefined) return;
+      const left = stopsAt - this.auth.clock();
+      let ms = left >= 0 ? left + 1 : EXPIRY_RECHECK_FLOOR_MS;
+      if (afterExpiryCheck) ms = Math.max(ms, EXPIRY_RECHECK_FLOOR_MS);
+      this.expiryTimer = setTimeout(() => {
+        this.expiryCheck = true;
+        this.request(false);
+      }, Math.min(ms, MAX_TIMER_MS));
       this.expiryTimer.unref();
     }
 

@@ -2,20 +2,25 @@
  * A stream outlives the authentication check its request passed: the token may be deleted or
  * expire while the connection stays open. A stream opened with a checked credential keeps what
  * the request presented and runs the same decision again (the auth gates of src/auth/middleware.ts,
- * namespace scope included) before each event and heartbeat, and at the token's expiry. A lookup
- * is a cache hit in the auth service (auth.cache_ttl), so this costs a hash and a map lookup;
- * a token deleted through this process is evicted from that cache at once, one deleted through
+ * namespace scope included) before each event and heartbeat, and at the moment the credential stops
+ * being accepted (its expiry; a JWT's expiry plus the leeway), never sooner than
+ * EXPIRY_RECHECK_FLOOR_MS after the previous such re-check. A lookup is a cache hit in the auth
+ * service (auth.cache_ttl) or the JWT method's verified-token cache, so this costs a hash and a
+ * map lookup; a token deleted through this process is evicted from that cache at once, one deleted through
  * another replica or worker is seen within cache_ttl.
  */
 import type { Logger } from 'pino';
 import type { AuthGate, AuthRequest } from '../../auth/middleware.js';
-import type { Authentication, Clock } from '../../auth/types.js';
+import { acceptedUntil, type Authentication, type Clock } from '../../auth/types.js';
 import type { AppContext } from '../context.js';
 
 export interface StreamAuthentication {
   /** Resolves with the authentication that still passes (undefined: none needed now); rejects when refused. */
   check(): Promise<Authentication | undefined>;
-  /** When the credential presented at the start expires (epoch ms on the auth clock). */
+  /**
+   * When the credential presented at the start stops being accepted (epoch ms on the auth clock):
+   * its expiry, or a JWT's expiry plus the leeway.
+   */
   readonly expiresAt: number | undefined;
   /** The auth service's clock, which expiry is measured against. */
   readonly clock: Clock;
@@ -47,10 +52,17 @@ export function streamAuthentication(ctx: AppContext, gates: readonly AuthGate[]
       for (const gate of gates) found = (await gate(request)) ?? found;
       return found;
     },
-    expiresAt: initial.expiresAt,
+    expiresAt: acceptedUntil(initial),
     clock,
   };
 }
 
 /** setTimeout's longest delay (about 24.8 days); a later expiry is looked at again then. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Least time between two re-checks made for the credential's expiry: one that still passes at the
+ * moment the credential should stop being accepted (another process's or the auth clock's view of
+ * time) is looked at again this much later, not in a loop.
+ */
+export const EXPIRY_RECHECK_FLOOR_MS = 1000;
