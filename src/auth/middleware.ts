@@ -25,6 +25,7 @@ import type { AppState } from '../server/context.js';
 import { headerTwin } from '../server/header-twins.js';
 import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
 import { csrfProblem, csrfRefusal, type CsrfConfig } from './csrf.js';
+import type { ConfigRecheck } from './config-recheck.js';
 import type { AuthMethod } from './methods/types.js';
 import type { AuthService, LookupResult } from './service.js';
 import { CLIENT_TOKEN_COOKIE, STATE_COOKIE, scopedNamespace, type Authentication } from './types.js';
@@ -44,6 +45,8 @@ export interface AuthMiddlewareOptions {
   sessionDomain?: string;
   /** `authentication.session.csrf`: cookie-authenticated unsafe requests are checked (src/auth/csrf.ts). */
   csrf?: CsrfConfig;
+  /** The current configuration's verdict on a stored record (src/auth/config-recheck.ts). */
+  configRecheck?: ConfigRecheck;
   /** Enabled methods with a per-request `recheck` of their records (OIDC's email_matches). */
   recheckMethods?: readonly AuthMethod[];
   /** Enabled stateless methods (those with a `scheme` and `authenticate`), e.g. JWT. */
@@ -191,7 +194,7 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     if (!found.ok) throw refusal(req, found.reason, credential);
     const { authentication } = found;
     const recheck = rechecks.get(authentication.method);
-    const recheckProblem = recheck?.(authentication);
+    const recheckProblem = opts.configRecheck?.(authentication) ?? recheck?.(authentication);
     if (recheckProblem !== undefined) throw refusal(req, recheckProblem, credential);
 
     const namespace = scopedNamespace(authentication);
