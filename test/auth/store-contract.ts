@@ -62,6 +62,30 @@ export function storeContract(t: Test, open: () => Promise<AuthStore>): void {
     t.same(await s.list({ offset: 50, limit: 10 }), []);
   });
 
+  t.test('created_by: stored, read back, and the owner listing (created by me, or me)', async (t) => {
+    const s = await opened(t);
+    const me = await s.create(newAuth({ createdBy: 'boss' }));
+    const mine = [
+      await s.create(newAuth({ createdBy: 'me', now: T0 + 1 })),
+      await s.create(newAuth({ createdBy: 'me', method: 'METHOD_OIDC', now: T0 + 2 })),
+    ];
+    await s.create(newAuth({ createdBy: 'someone else', now: T0 + 3 }));
+    const nobodys = await s.create(newAuth({ now: T0 + 4 }));
+    t.equal(mine[0]!.createdBy, 'me');
+    t.equal((await s.getById(mine[0]!.id))?.createdBy, 'me');
+    t.notOk('createdBy' in (await s.getById(nobodys.id))!, 'no creator stays absent');
+    const owned = await s.list({ offset: 0, limit: 10, ownedBy: { createdBy: 'me', id: me.id } });
+    t.same(owned.map((a) => a.id), [me.id, ...mine.map((a) => a.id)], 'its own record, then the ones it created, oldest first');
+    t.same((await s.list({ offset: 1, limit: 1, ownedBy: { createdBy: 'me', id: me.id } })).map((a) => a.id), [mine[0]!.id], 'paged');
+    t.same(
+      (await s.list({ method: 'METHOD_OIDC', offset: 0, limit: 10, ownedBy: { createdBy: 'me', id: me.id } })).map((a) => a.id),
+      [mine[1]!.id],
+      'with the method filter',
+    );
+    t.same((await s.list({ offset: 0, limit: 10, ownedBy: { id: me.id } })).map((a) => a.id), [me.id], 'no creator identity: its own record only');
+    t.equal((await s.list({ offset: 0, limit: 10 })).length, 5, 'without ownedBy: every record');
+  });
+
   t.test('delete and setExpiry', async (t) => {
     const s = await opened(t);
     const a = await s.create(newAuth());
