@@ -195,8 +195,19 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     const { authentication } = found;
     const recheck = rechecks.get(authentication.method);
     const recheckProblem = opts.configRecheck?.(authentication) ?? recheck?.(authentication);
+    // A method that must ask elsewhere first (the code host's memberships, when due) answers later.
+    if (recheckProblem instanceof Promise) {
+      return recheckProblem.then((problem) => {
+        if (problem !== undefined) throw refusal(req, problem, credential);
+        return inScope(req, scope, authentication);
+      });
+    }
     if (recheckProblem !== undefined) throw refusal(req, recheckProblem, credential);
+    return inScope(req, scope, authentication);
+  };
 
+  /** The namespace rule, last: a scoped token reaches only requests confined to its namespace. */
+  const inScope = (req: AuthRequest, scope: Extract<RequestScope, { public: false }>, authentication: Authentication): AuthDecision => {
     const namespace = scopedNamespace(authentication);
     if (namespace === undefined) return authentication;
     return confinedTo(req, scope.namespace, namespace).then((allowed) => {

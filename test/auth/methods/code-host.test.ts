@@ -236,7 +236,7 @@ function flows(t: Test, storage: () => string): void {
     ];
     const s = await setup(t, { storage: storage(), users, organizations: ['acme', 'widgets'], teams: { acme: ['flag-admins'] } });
     t.match(
-      s.server.logs.entries().find((e) => e.level === 40 || e.level === 'warn'),
+      s.server.logs.entries().find((e) => (e.level === 40 || e.level === 'warn') && 'organizations' in e),
       { organizations: ['widgets'], msg: /have no allowed_teams entry, so none of their members can log in/ },
       'an allowed organization without teams is pointed out at start',
     );
