@@ -56,6 +56,22 @@ export function createConfigRecheck(auth: AuthenticationConfig): ConfigRecheck {
   const providers = new Set(Object.keys(m.oidc.providers));
   const policy: AccessPolicy = { allowedOrganizations: m.code_host.allowed_organizations, allowedTeams: m.code_host.allowed_teams };
   const membershipsNeeded = needsMemberships(policy);
+  // The verdict on a code-host record, once per record object (the lookup cache hands out the same
+  // object until it is reloaded): no JSON parsing on every request of a session.
+  const codeHostVerdicts = new WeakMap<Authentication, { reason: string | undefined }>();
+  const codeHostVerdict = (a: Authentication): string | undefined => {
+    const known = codeHostVerdicts.get(a);
+    if (known !== undefined) return known.reason;
+    const memberships = recordedMemberships(a);
+    let reason: string | undefined;
+    if (memberships === undefined) reason = 'the session recorded no organization memberships, and allowed_organizations is now set';
+    else {
+      const decision = decideAccess(policy, a.metadata[CODE_HOST_METADATA.login] ?? '', memberships);
+      reason = decision.allowed ? undefined : decision.reason;
+    }
+    codeHostVerdicts.set(a, { reason });
+    return reason;
+  };
   return (a) => {
     if (a.method === 'METHOD_JWT') return undefined;
     if (!m[CONFIG_KEY[a.method]].enabled) return `authentication method ${a.method} is no longer enabled`;
@@ -63,12 +79,7 @@ export function createConfigRecheck(auth: AuthenticationConfig): ConfigRecheck {
       const provider = a.metadata[OIDC_METADATA.provider] ?? '';
       return providers.has(provider) ? undefined : `oidc provider ${JSON.stringify(provider)} is no longer configured`;
     }
-    if (a.method === 'METHOD_CODE_HOST' && membershipsNeeded) {
-      const memberships = recordedMemberships(a);
-      if (memberships === undefined) return 'the session recorded no organization memberships, and allowed_organizations is now set';
-      const decision = decideAccess(policy, a.metadata[CODE_HOST_METADATA.login] ?? '', memberships);
-      return decision.allowed ? undefined : decision.reason;
-    }
+    if (a.method === 'METHOD_CODE_HOST' && membershipsNeeded) return codeHostVerdict(a);
     return undefined;
   };
 }
