@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
 import { openSqliteAuthStore } from '../../src/auth/store/sqlite.js';
-import { storeContract } from './store-contract.js';
+import { storeContract, V1_SQLITE_SCHEMA } from './store-contract.js';
 import { tempDir } from './support.js';
 
 t.test('contract', async (t) => {
@@ -47,24 +47,14 @@ t.test('a file that is not a database fails to open with the reason', async (t) 
   t.throws(() => openSqliteAuthStore({ path }), /not a database/);
 });
 
-/** The schema of vexil before records named their creator (version 1), with two tokens in it. */
-const V1_SCHEMA = `CREATE TABLE authentications (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, hashed_client_token TEXT NOT NULL UNIQUE,
-  method TEXT NOT NULL, metadata TEXT NOT NULL, expires_at INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
-CREATE INDEX authentications_created ON authentications (created_at, seq);
-CREATE INDEX authentications_method_created ON authentications (method, created_at, seq);
-CREATE INDEX authentications_expiry ON authentications (method, expires_at) WHERE expires_at IS NOT NULL;
-CREATE TABLE operation_locks (name TEXT PRIMARY KEY, holder TEXT NOT NULL, acquired_at INTEGER NOT NULL, acquired_until INTEGER NOT NULL);
-INSERT INTO authentications (id, hashed_client_token, method, metadata, expires_at, created_at, updated_at)
-  VALUES ('a1', 'h1', 'METHOD_TOKEN', '{"io.svc.auth.token.name":"boot"}', NULL, 1, 1),
-         ('a2', 'h2', 'METHOD_OIDC', '{"io.svc.auth.oidc.email":"x@example.com"}', 99, 2, 3);
-PRAGMA user_version = 1;`;
-
 t.test('a version-1 database is migrated in place: every record kept, none with a creator', async (t) => {
   const dir = tempDir(t);
   const path = join(dir, 'auth.db');
   const old = new Database(path);
-  old.exec(V1_SCHEMA);
+  old.exec(V1_SQLITE_SCHEMA);
+  old.exec(`INSERT INTO authentications (id, hashed_client_token, method, metadata, expires_at, created_at, updated_at)
+    VALUES ('a1', 'h1', 'METHOD_TOKEN', '{"io.svc.auth.token.name":"boot"}', NULL, 1, 1),
+           ('a2', 'h2', 'METHOD_OIDC', '{"io.svc.auth.oidc.email":"x@example.com"}', 99, 2, 3);`);
   old.close();
   const store = openSqliteAuthStore({ path });
   t.teardown(() => store.close());

@@ -10,6 +10,16 @@ import type { AuthStore, NewAuthentication } from '../../src/auth/store/types.js
 import type { Method } from '../../src/auth/types.js';
 import { T0 } from './support.js';
 
+/** The schema of vexil before records named their creator (version 1). */
+export const V1_SQLITE_SCHEMA = `CREATE TABLE authentications (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, hashed_client_token TEXT NOT NULL UNIQUE,
+  method TEXT NOT NULL, metadata TEXT NOT NULL, expires_at INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+CREATE INDEX authentications_created ON authentications (created_at, seq);
+CREATE INDEX authentications_method_created ON authentications (method, created_at, seq);
+CREATE INDEX authentications_expiry ON authentications (method, expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE operation_locks (name TEXT PRIMARY KEY, holder TEXT NOT NULL, acquired_at INTEGER NOT NULL, acquired_until INTEGER NOT NULL);
+PRAGMA user_version = 1;`;
+
 export function newAuth(over: Partial<NewAuthentication> = {}): NewAuthentication {
   return {
     id: randomUUID(),

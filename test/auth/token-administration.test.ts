@@ -4,8 +4,13 @@
  * brought forward, `authentication.admins` limits listing, reading and deleting others' records
  * (unset: everyone, with a start-up warning naming who), and `authentication.strict`.
  */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import t from 'tap';
-import { bootstrapTokenFrom, createToken, request, REQUIRED, startAuthServer, T0, UNAUTHENTICATED } from './support.js';
+import { hashToken } from '../../src/auth/token.js';
+import { V1_SQLITE_SCHEMA } from './store-contract.js';
+import { bootstrapTokenFrom, createToken, request, REQUIRED, startAuthServer, T0, tempDir, UNAUTHENTICATED } from './support.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 const ids = (body: unknown) => (body as { authentications: Array<{ id: string }> }).authentications.map((a) => a.id);
@@ -134,4 +139,27 @@ t.test('admins by token id (a restart with admins set applies to existing tokens
   t.equal(own.length, 2, 'the bootstrap token, not listed, sees its own record and the one it created');
   t.ok(own.includes(String(chosen.authentication.id)));
   t.notOk(own.includes(String(grandchild.authentication.id)), 'not what that one created');
+});
+
+t.test('upgrading a store of tokens without creators: none lost; only admins see them, everyone when admins is unset', async (t) => {
+  const dir = tempDir(t);
+  mkdirSync(join(dir, 'data'), { recursive: true });
+  const old = new Database(join(dir, 'data', 'auth.db'));
+  old.exec(V1_SQLITE_SCHEMA);
+  const insert = old.prepare(
+    "INSERT INTO authentications (id, hashed_client_token, method, metadata, expires_at, created_at, updated_at) VALUES (?, ?, 'METHOD_TOKEN', ?, NULL, ?, ?)",
+  );
+  insert.run('11111111-1111-4111-8111-111111111111', hashToken('boss-token'), JSON.stringify({ 'io.svc.auth.token.name': 'boss' }), T0, T0);
+  insert.run('22222222-2222-4222-8222-222222222222', hashToken('old-token'), JSON.stringify({ 'io.svc.auth.token.name': 'old' }), T0 + 1, T0 + 1);
+  old.close();
+
+  const s = await startAuthServer(t, { dir, yaml: `${REQUIRED}  admins:\n    tokens: [boss]\n` });
+  t.notOk(bootstrapTokenFrom(s.logs), 'tokens exist: no bootstrap');
+  t.equal((await request(`${s.url}/auth/v1/self`, { token: 'old-token' })).status, 200, 'an old token still authenticates');
+  t.equal(ids((await request(`${s.url}/auth/v1/tokens`, { token: 'boss-token' })).body).length, 2, 'the admin sees both');
+  t.same(ids((await request(`${s.url}/auth/v1/tokens`, { token: 'old-token' })).body), ['22222222-2222-4222-8222-222222222222'], 'the other only itself');
+  await s.stop();
+
+  const open = await startAuthServer(t, { dir, yaml: REQUIRED });
+  t.equal(ids((await request(`${open.url}/auth/v1/tokens`, { token: 'old-token' })).body).length, 2, 'admins unset: everyone sees every record');
 });
