@@ -20,8 +20,6 @@ const CODE_HOST = `    code_host:
 const config = (opts: { oidc: boolean; organizations: string; teams: string }) => `
 authentication:
   required: true
-  admins:
-    tokens: [initial_bootstrap_token]
   session:
     domain: flags.example.test
   methods:
