@@ -1,15 +1,16 @@
 /**
  * The authentication configurations that hand out more than an operator may think, said at start:
- * each finding is a warning, or with `authentication.strict: true` a refusal to start (all but the
- * last below, which is Flipt's behaviour and stays a warning). Pure: the config in, findings out;
- * src/auth/setup.ts logs or refuses.
+ * each finding is a warning, or with `authentication.strict: true` a refusal to start (the first
+ * three below; the last two stay warnings, an unset `admins` being Flipt's behaviour). Pure: the
+ * config in, findings out; src/auth/setup.ts logs or refuses.
  *
  * - `code_host` without `allowed_organizations`: anyone with an account on the code host logs in;
  * - `cluster` without `audiences`: a service-account token minted for any other service is accepted;
  * - methods enabled while `required` is false: no request needs the credentials they hand out, and
  *   anyone reaching the server may create, list and delete tokens;
  * - `admins` unset: every unscoped principal may list and delete every token; the finding names
- *   exactly who that is under this configuration.
+ *   exactly who that is under this configuration;
+ * - `admins.code_host` naming organizations outside `allowed_organizations` (they match nobody).
  */
 import type { AuthenticationConfig } from '../config/types.js';
 
@@ -86,6 +87,18 @@ export function startupFindings(auth: AuthenticationConfig): StartupFinding[] {
         strict: true,
       });
     }
+  }
+  // Only the allowed organizations a user belongs to are recorded at login: an admin organization
+  // outside allowed_organizations can never match.
+  const allowed = new Set(m.code_host.allowed_organizations.map((o) => o.toLowerCase()));
+  const adminOrgs = auth.admins === undefined ? [] : [...auth.admins.code_host.organizations, ...Object.keys(auth.admins.code_host.teams)];
+  const unmatched = allowed.size === 0 ? [] : adminOrgs.filter((o) => !allowed.has(o.toLowerCase()));
+  if (m.code_host.enabled && unmatched.length > 0) {
+    out.push({
+      key: 'authentication.admins.code_host',
+      message: `authentication.admins.code_host names organization(s) ${list(unmatched)} that are not in allowed_organizations: their members cannot log in, so these entries match nobody`,
+      strict: false,
+    });
   }
   const inUse = auth.required || (['token', 'oidc', 'code_host', 'cluster', 'jwt'] as const).some((k) => m[k].enabled);
   if (auth.admins === undefined && inUse) {

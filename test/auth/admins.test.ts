@@ -6,7 +6,7 @@
 import t from 'tap';
 import { createAdminPolicy } from '../../src/auth/admins.js';
 import { principalOf } from '../../src/auth/principal.js';
-import { unscopedPrincipals } from '../../src/auth/startup-checks.js';
+import { startupFindings, unscopedPrincipals } from '../../src/auth/startup-checks.js';
 import type { Authentication, Method } from '../../src/auth/types.js';
 import type { AuthenticationAdmins } from '../../src/config/types.js';
 import { loadConfig } from '../../src/config/load.js';
@@ -110,4 +110,21 @@ t.test('the start-up warning names who administers every token, method by method
     'every pod of the cluster at https://kubernetes.default.svc.cluster.local holding a service-account token minted for the audience(s) "vexil"',
     'every holder of a JWT signed with a key of https://idp.example.com/jwks with issuer "https://idp.example.com"',
   ]);
+});
+
+t.test('an admin organization outside allowed_organizations is pointed out (it can match nobody)', async (t) => {
+  const auth = loadConfig({ env: {} }).authentication;
+  const config = {
+    ...auth,
+    required: true,
+    admins: { ...ADMINS, code_host: { logins: [], organizations: ['ACME', 'platform'], teams: { elsewhere: ['x'] } } },
+    methods: { ...auth.methods, code_host: { ...auth.methods.code_host, enabled: true, allowed_organizations: ['acme'] } },
+  };
+  const finding = startupFindings(config).find((f) => f.key === 'authentication.admins.code_host');
+  t.same(finding, {
+    key: 'authentication.admins.code_host',
+    message: 'authentication.admins.code_host names organization(s) "platform", "elsewhere" that are not in allowed_organizations: their members cannot log in, so these entries match nobody',
+    strict: false,
+  });
+  t.notOk(startupFindings({ ...config, admins: { ...config.admins, code_host: { logins: [], organizations: ['acme'], teams: {} } } }).some((f) => f.key === 'authentication.admins.code_host'));
 });
