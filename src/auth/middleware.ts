@@ -26,6 +26,7 @@ import { headerTwin } from '../server/header-twins.js';
 import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
 import { clearCookie } from './cookies.js';
 import { CSRF_COOKIE, csrfProblem, csrfRefusal, type CsrfConfig } from './csrf.js';
+import type { ConfigRecheck } from './config-recheck.js';
 import type { AuthMethod } from './methods/types.js';
 import type { AuthService, LookupResult } from './service.js';
 import { CLIENT_TOKEN_COOKIE, STATE_COOKIE, scopedNamespace, type Authentication } from './types.js';
@@ -45,6 +46,8 @@ export interface AuthMiddlewareOptions {
   sessionDomain?: string;
   /** `authentication.session.csrf`: cookie-authenticated unsafe requests are checked (src/auth/csrf.ts). */
   csrf?: CsrfConfig;
+  /** The current configuration's verdict on a stored record (src/auth/config-recheck.ts). */
+  configRecheck?: ConfigRecheck;
   /** Enabled methods with a per-request `recheck` of their records (OIDC's email_matches). */
   recheckMethods?: readonly AuthMethod[];
   /** Enabled stateless methods (those with a `scheme` and `authenticate`), e.g. JWT. */
@@ -192,9 +195,20 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     if (!found.ok) throw refusal(req, found.reason, credential);
     const { authentication } = found;
     const recheck = rechecks.get(authentication.method);
-    const recheckProblem = recheck?.(authentication);
+    const recheckProblem = opts.configRecheck?.(authentication) ?? recheck?.(authentication);
+    // A method that must ask elsewhere first (the code host's memberships, when due) answers later.
+    if (recheckProblem instanceof Promise) {
+      return recheckProblem.then((problem) => {
+        if (problem !== undefined) throw refusal(req, problem, credential);
+        return inScope(req, scope, authentication);
+      });
+    }
     if (recheckProblem !== undefined) throw refusal(req, recheckProblem, credential);
+    return inScope(req, scope, authentication);
+  };
 
+  /** The namespace rule, last: a scoped token reaches only requests confined to its namespace. */
+  const inScope = (req: AuthRequest, scope: Extract<RequestScope, { public: false }>, authentication: Authentication): AuthDecision => {
     const namespace = scopedNamespace(authentication);
     if (namespace === undefined) return authentication;
     return confinedTo(req, scope.namespace, namespace).then((allowed) => {

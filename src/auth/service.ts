@@ -12,8 +12,9 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { LookupCache, type CachedLookup } from './cache.js';
+import { principalOf } from './principal.js';
 import { StoreHealth, isStoreUnavailable, type StoreStatus } from './store-health.js';
-import type { AuthStore, StoredAuthentication } from './store/types.js';
+import type { AuthStore, ListQuery, NewAuthentication, StoredAuthentication } from './store/types.js';
 import { generateToken, hashToken, sameDigest, tokenKey } from './token.js';
 import { systemClock, type Authentication, type Clock, type Method } from './types.js';
 
@@ -25,6 +26,11 @@ export interface CreateInput {
   method: Method;
   metadata: Readonly<Record<string, string>>;
   expiresAt?: number;
+  /**
+   * The creating principal (src/auth/principal.ts). Default: for a static token none (the
+   * bootstrap token), for any other record the principal it stands for (a login creates itself).
+   */
+  createdBy?: string;
   /** A known token value (bootstrap.token); default: 32 random bytes. */
   token?: string;
 }
@@ -33,6 +39,12 @@ export interface Created {
   clientToken: string;
   authentication: Authentication;
 }
+
+export type ShortenOutcome =
+  | { ok: true; authentication: Authentication }
+  | { ok: false; reason: 'unknown' }
+  /** The record expires before the asked time (`expiresAt`, ms): left as it is. */
+  | { ok: false; reason: 'later'; expiresAt: number };
 
 export interface ListPage {
   authentications: Authentication[];
@@ -189,9 +201,14 @@ export class AuthService {
     return s ? publicRecord(s) : undefined;
   }
 
-  async list(q: { method?: Method; limit: number; offset: number }): Promise<ListPage> {
+  async list(q: { method?: Method; limit: number; offset: number; ownedBy?: ListQuery['ownedBy'] }): Promise<ListPage> {
     const limit = q.limit <= 0 ? DEFAULT_LIST_LIMIT : Math.min(q.limit, MAX_LIST_LIMIT);
-    const rows = await this.store.list({ ...(q.method ? { method: q.method } : {}), offset: q.offset, limit: limit + 1 });
+    const rows = await this.store.list({
+      ...(q.method ? { method: q.method } : {}),
+      ...(q.ownedBy ? { ownedBy: q.ownedBy } : {}),
+      offset: q.offset,
+      limit: limit + 1,
+    });
     const more = rows.length > limit;
     return {
       authentications: rows.slice(0, limit).map(publicRecord),
@@ -209,6 +226,19 @@ export class AuthService {
     }
   }
 
+  /**
+   * Sets a record's expiry, never later than the one it has: a credential can be shortened,
+   * not extended (a cluster token thus never outlives its service-account token). A later time
+   * leaves the record as it is.
+   */
+  async shorten(id: string, expiresAt: number): Promise<ShortenOutcome> {
+    const current = await this.store.getById(id);
+    if (current === undefined) return { ok: false, reason: 'unknown' };
+    if (current.expiresAt !== undefined && expiresAt > current.expiresAt) return { ok: false, reason: 'later', expiresAt: current.expiresAt };
+    const updated = await this.expire(id, expiresAt);
+    return updated === undefined ? { ok: false, reason: 'unknown' } : { ok: true, authentication: updated };
+  }
+
   async expire(id: string, expiresAt: number): Promise<Authentication | undefined> {
     try {
       const s = await this.store.setExpiry(id, expiresAt, this.clock());
@@ -223,14 +253,20 @@ export class AuthService {
     await this.store.close();
   }
 
-  private newRecord(input: CreateInput, clientToken: string) {
-    return {
+  private newRecord(input: CreateInput, clientToken: string): NewAuthentication {
+    const now = this.clock();
+    const record = {
       id: randomUUID(),
       method: input.method,
       hashedToken: hashToken(clientToken),
       metadata: { ...input.metadata },
       ...(input.expiresAt !== undefined ? { expiresAt: input.expiresAt } : {}),
-      now: this.clock(),
+      now,
     };
+    // A login (session, cluster exchange) is made by the principal it stands for; a static token
+    // by whoever asked for it (none for the bootstrap token).
+    const createdBy =
+      input.createdBy ?? (input.method === 'METHOD_TOKEN' ? undefined : principalOf({ ...record, createdAt: now, updatedAt: now }));
+    return createdBy !== undefined ? { ...record, createdBy } : record;
   }
 }

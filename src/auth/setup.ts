@@ -8,7 +8,10 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { AuthenticationConfig, Config } from '../config/types.js';
 import type { AppState } from '../server/context.js';
+import { TokenAdministration } from './administration.js';
+import { createAdminPolicy } from './admins.js';
 import { bootstrapToken } from './bootstrap.js';
+import { createConfigRecheck } from './config-recheck.js';
 import { startCleanup, type Cleaner, type CleanupSchedule } from './cleanup.js';
 import { resolveDataDir } from './data-dir.js';
 import { loginStateKey } from './login-state.js';
@@ -20,6 +23,7 @@ import type { AuthMethod, MethodDeps } from './methods/types.js';
 import { authMiddleware } from './middleware.js';
 import { AuthService } from './service.js';
 import { Sessions } from './session.js';
+import { startupFindings } from './startup-checks.js';
 import { emptyAuthStore } from './store/empty.js';
 import type { AuthStore } from './store/types.js';
 import { systemClock, type Clock, type Method } from './types.js';
@@ -34,6 +38,8 @@ export interface AuthRoutesDeps {
   config: AuthenticationConfig;
   /** The enabled methods; each registers its own routes. */
   methods: readonly AuthMethod[];
+  /** Who may do what with the records (`authentication.admins` and the rules that always hold). */
+  administration: TokenAdministration;
 }
 
 /** Each method file's factory; a disabled method is not built. */
@@ -88,6 +94,13 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
   const clock = opts.clock ?? systemClock;
   const cwd = opts.cwd ?? process.cwd();
   const inUse = auth.required || STORED_METHODS.some(([key]) => auth.methods[key].enabled);
+  // Said (or, with authentication.strict, refused) before anything is opened.
+  const findings = startupFindings(auth);
+  const refused = auth.strict ? findings.filter((f) => f.strict) : [];
+  if (refused.length > 0) {
+    throw new AuthSetupError(`authentication.strict is true and: ${refused.map((f) => `${f.key}: ${f.message}`).join('; ')}`);
+  }
+  for (const f of findings) logger.warn({ key: f.key }, f.message);
 
   let store: AuthStore;
   let location: string;
@@ -148,14 +161,6 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
   if (auth.required && !STORED_METHODS.some(([key]) => auth.methods[key].enabled) && !auth.methods.jwt.enabled) {
     logger.warn({}, 'authentication.required is true but no authentication method is enabled: no request can authenticate');
   }
-  // With `required: false` no route asks for a token, the token routes included: this combination
-  // hands out credentials to anyone, and with a shared store they are valid on strict replicas too.
-  if (auth.methods.token.enabled && !auth.required) {
-    logger.warn(
-      { store: store.kind },
-      'authentication.methods.token is enabled while authentication.required is false: anyone who can reach this server can create, list and delete client tokens, and with a shared PostgreSQL store the tokens created here are accepted by replicas that require authentication; set authentication.required: true (create the first tokens with the bootstrap token), or disable the token method on this server',
-    );
-  }
 
   let methods: AuthMethod[];
   try {
@@ -186,13 +191,14 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
     statelessMethods: methods.filter((m) => m.scheme !== undefined),
     csrf: auth.session.csrf,
     recheckMethods: methods.filter((m) => m.recheck !== undefined),
+    configRecheck: createConfigRecheck(auth),
   });
 
   let closing: Promise<void> | undefined;
   return {
     service,
     middleware,
-    routes: { service, config: auth, methods },
+    routes: { service, config: auth, methods, administration: new TokenAdministration(service, createAdminPolicy(auth.admins)) },
     location,
     close() {
       closing ??= (async () => {

@@ -40,6 +40,11 @@ export interface Authentication {
   readonly createdAt: number;
   readonly updatedAt: number;
   readonly metadata: Readonly<Record<string, string>>;
+  /**
+   * The principal that created the record (src/auth/principal.ts); absent for the bootstrap token
+   * and records stored before vexil kept it. Not part of the JSON (Flipt has no such field).
+   */
+  readonly createdBy?: string;
 }
 
 /** After this moment (ms since the epoch) a check of the credential fails; undefined = never. */

@@ -126,8 +126,23 @@ export interface CleanupConfig {
   grace_period: number; // ms, default 30m
 }
 
+/** `authentication.admins` (src/auth/admins.ts): who may list and delete tokens they did not create. */
+export interface AuthenticationAdmins {
+  /** Static token ids or names (names listed here can be given to a new token by an admin only). */
+  tokens: string[];
+  oidc: { emails: string[]; claims: Record<string, string[]> };
+  code_host: { logins: string[]; organizations: string[]; teams: Record<string, string[]> };
+  /** `namespace/name`, or `namespace/*` for every service account of a namespace. */
+  cluster: { service_accounts: string[] };
+  jwt: { claims: Record<string, string[]> };
+}
+
 export interface AuthenticationConfig {
   required: boolean;
+  /** Refuse to start on the configurations src/auth/startup-checks.ts warns about (default false). */
+  strict: boolean;
+  /** Unset: every unscoped principal administers every token (Flipt's behaviour, warned at start). */
+  admins?: AuthenticationAdmins;
   /** ms, default 5s; 0 = no in-memory token lookup cache. */
   cache_ttl: number;
   storage: {
@@ -186,6 +201,8 @@ export interface AuthenticationConfig {
       api_url: string; // default https://api.github.com
       /** A fresh S256 PKCE verifier per login (default true). */
       use_pkce: boolean;
+      /** ms, default 10m: how often a session's organizations and teams are asked of the code host again. */
+      recheck_interval: number;
     };
     cluster: {
       enabled: boolean;

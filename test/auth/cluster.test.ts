@@ -262,3 +262,39 @@ t.test('cluster exchange (PostgreSQL)', async (t) => {
   const certs = await makeTestCertificates(t);
   await exchangeCases(t, certs, `  storage:\n    type: postgres\n    postgres:\n      url: ${pg.url}`);
 });
+
+t.test('a cluster token never outlives its service-account token; cluster without audiences is warned about (refused when strict)', async (t) => {
+  const certs = await makeTestCertificates(t);
+  const { issuer, server: s } = await setup(t, certs, { audiences: ['vexil'] });
+  t.notOk(s.logs.entries().some((e) => e.key === 'authentication.methods.cluster.audiences'), 'audiences set: no warning');
+  const token = await issuer.signServiceAccount({ now: nowOf(s), namespace: 'payments', name: 'api', pod: 'p', audience: 'vexil', expiresIn: 600 });
+  const ok = await exchange(s, token);
+  t.equal(ok.status, 200, ok.text);
+  const clientToken = ok.body.clientToken as string;
+  const saExpiry = new Date((nowOf(s) + 600) * 1000).toISOString();
+  t.equal((ok.body.authentication as Record<string, unknown>).expiresAt, saExpiry);
+
+  const later = await request(`${s.url}/auth/v1/self/expire?expiresAt=2099-01-01T00:00:00Z`, { token: clientToken, method: 'PUT' });
+  t.equal(later.status, 403);
+  t.same(later.body, {
+    code: 7,
+    message: `permission denied: a credential's expiry can only be brought forward (it expires at ${saExpiry}; asked: 2099-01-01T00:00:00.000Z)`,
+    details: [],
+  });
+  t.equal((await request(`${s.url}/auth/v1/self`, { token: clientToken })).body.expiresAt, saExpiry, 'still the service-account token expiry');
+  s.clock.advance(601_000);
+  t.same(await request(`${s.url}/auth/v1/self`, { token: clientToken }).then((r) => r.body), UNAUTHENTICATED, 'refused once it has passed');
+
+  // Without audiences: a warning at start; with authentication.strict the start is refused.
+  const open = await setup(t, certs);
+  t.match(
+    open.server.logs.entries().find((e) => e.key === 'authentication.methods.cluster.audiences'),
+    { level: 'warn', msg: /^authentication\.methods\.cluster has no audiences: a service-account token minted for any other service \(aud=vault, \.\.\.\) is accepted/ },
+  );
+  await t.rejects(
+    startAuthServer(t, {
+      yaml: `authentication:\n  required: true\n  strict: true\n  methods:\n    cluster:\n      enabled: true\n      ca_path: ${certs.caPath}\n`,
+    }),
+    /authentication\.strict is true and: authentication\.methods\.cluster\.audiences: authentication\.methods\.cluster has no audiences/,
+  );
+});

@@ -45,9 +45,38 @@ if (unavailable !== undefined) {
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     t.teardown(() => c.end());
-    t.same((await c.query('SELECT version FROM auth_schema_version')).rows, [{ version: 1 }], 'replicas starting together migrate once');
+    t.same((await c.query('SELECT version FROM auth_schema_version')).rows, [{ version: 2 }], 'replicas starting together migrate once');
     await c.query('UPDATE auth_schema_version SET version = 42');
-    await t.rejects(openPostgresAuthStore({ url }), /schema version 42, newer than this vexil knows \(1\)/);
+    await t.rejects(openPostgresAuthStore({ url }), /schema version 42, newer than this vexil knows \(2\)/);
+  });
+
+  t.test('a version-1 database is migrated in place: every record kept, none with a creator', async (t) => {
+    const url = await freshDatabase();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    t.teardown(() => c.end());
+    // The schema of vexil before records named their creator, with two records in it.
+    await c.query(`CREATE TABLE auth_schema_version (version INTEGER NOT NULL);
+      INSERT INTO auth_schema_version (version) VALUES (1);
+      CREATE TABLE authentications (
+        seq BIGSERIAL PRIMARY KEY, id TEXT NOT NULL UNIQUE, hashed_client_token TEXT NOT NULL UNIQUE, method TEXT NOT NULL,
+        metadata TEXT NOT NULL, expires_at TIMESTAMPTZ, created_at TIMESTAMPTZ NOT NULL, updated_at TIMESTAMPTZ NOT NULL);
+      CREATE INDEX authentications_created ON authentications (created_at, seq);
+      CREATE INDEX authentications_method_created ON authentications (method, created_at, seq);
+      CREATE INDEX authentications_expiry ON authentications (method, expires_at) WHERE expires_at IS NOT NULL;
+      CREATE TABLE operation_locks (name TEXT PRIMARY KEY, holder TEXT NOT NULL, acquired_at TIMESTAMPTZ NOT NULL, acquired_until TIMESTAMPTZ NOT NULL);
+      INSERT INTO authentications (id, hashed_client_token, method, metadata, expires_at, created_at, updated_at) VALUES
+        ('a1', 'h1', 'METHOD_TOKEN', '{"io.svc.auth.token.name":"boot"}', NULL, to_timestamp(1), to_timestamp(1)),
+        ('a2', 'h2', 'METHOD_OIDC', '{"io.svc.auth.oidc.email":"x@example.com"}', to_timestamp(99), to_timestamp(2), to_timestamp(3));`);
+    const stores = await Promise.all([1, 2].map(() => openPostgresAuthStore({ url })));
+    t.teardown(() => Promise.all(stores.map((s) => s.close())));
+    const all = await stores[0]!.list({ offset: 0, limit: 10 });
+    t.same(all, [
+      { id: 'a1', hashedToken: 'h1', method: 'METHOD_TOKEN', metadata: { 'io.svc.auth.token.name': 'boot' }, createdAt: 1000, updatedAt: 1000 },
+      { id: 'a2', hashedToken: 'h2', method: 'METHOD_OIDC', metadata: { 'io.svc.auth.oidc.email': 'x@example.com' }, expiresAt: 99000, createdAt: 2000, updatedAt: 3000 },
+    ]);
+    t.notOk(all.some((a) => 'createdBy' in a), 'no creator is known for records stored before');
+    t.same((await c.query('SELECT version FROM auth_schema_version')).rows, [{ version: 2 }], 'two replicas opening it migrate once');
   });
 
   t.test('two vexil processes on one PostgreSQL', async (t) => {

@@ -10,6 +10,16 @@ import type { AuthStore, NewAuthentication } from '../../src/auth/store/types.js
 import type { Method } from '../../src/auth/types.js';
 import { T0 } from './support.js';
 
+/** The schema of vexil before records named their creator (version 1). */
+export const V1_SQLITE_SCHEMA = `CREATE TABLE authentications (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, hashed_client_token TEXT NOT NULL UNIQUE,
+  method TEXT NOT NULL, metadata TEXT NOT NULL, expires_at INTEGER, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL);
+CREATE INDEX authentications_created ON authentications (created_at, seq);
+CREATE INDEX authentications_method_created ON authentications (method, created_at, seq);
+CREATE INDEX authentications_expiry ON authentications (method, expires_at) WHERE expires_at IS NOT NULL;
+CREATE TABLE operation_locks (name TEXT PRIMARY KEY, holder TEXT NOT NULL, acquired_at INTEGER NOT NULL, acquired_until INTEGER NOT NULL);
+PRAGMA user_version = 1;`;
+
 export function newAuth(over: Partial<NewAuthentication> = {}): NewAuthentication {
   return {
     id: randomUUID(),
@@ -60,6 +70,30 @@ export function storeContract(t: Test, open: () => Promise<AuthStore>): void {
     t.same(tokens.map((a) => a.id), ids.filter((_, i) => i % 3 !== 2));
     t.same((await s.list({ method: 'METHOD_OIDC', offset: 1, limit: 1 })).map((a) => a.id), [ids[5]]);
     t.same(await s.list({ offset: 50, limit: 10 }), []);
+  });
+
+  t.test('created_by: stored, read back, and the owner listing (created by me, or me)', async (t) => {
+    const s = await opened(t);
+    const me = await s.create(newAuth({ createdBy: 'boss' }));
+    const mine = [
+      await s.create(newAuth({ createdBy: 'me', now: T0 + 1 })),
+      await s.create(newAuth({ createdBy: 'me', method: 'METHOD_OIDC', now: T0 + 2 })),
+    ];
+    await s.create(newAuth({ createdBy: 'someone else', now: T0 + 3 }));
+    const nobodys = await s.create(newAuth({ now: T0 + 4 }));
+    t.equal(mine[0]!.createdBy, 'me');
+    t.equal((await s.getById(mine[0]!.id))?.createdBy, 'me');
+    t.notOk('createdBy' in (await s.getById(nobodys.id))!, 'no creator stays absent');
+    const owned = await s.list({ offset: 0, limit: 10, ownedBy: { createdBy: 'me', id: me.id } });
+    t.same(owned.map((a) => a.id), [me.id, ...mine.map((a) => a.id)], 'its own record, then the ones it created, oldest first');
+    t.same((await s.list({ offset: 1, limit: 1, ownedBy: { createdBy: 'me', id: me.id } })).map((a) => a.id), [mine[0]!.id], 'paged');
+    t.same(
+      (await s.list({ method: 'METHOD_OIDC', offset: 0, limit: 10, ownedBy: { createdBy: 'me', id: me.id } })).map((a) => a.id),
+      [mine[1]!.id],
+      'with the method filter',
+    );
+    t.same((await s.list({ offset: 0, limit: 10, ownedBy: { id: me.id } })).map((a) => a.id), [me.id], 'no creator identity: its own record only');
+    t.equal((await s.list({ offset: 0, limit: 10 })).length, 5, 'without ownedBy: every record');
   });
 
   t.test('delete and setExpiry', async (t) => {

@@ -16,8 +16,9 @@
  *   address sent to the code host is the one of the path the login started on, so an OAuth app
  *   registered for Flipt's `/github/callback` keeps working.
  *
- * The access token is used for the API calls of one callback and then dropped: it is never stored,
- * logged or put in an error, nor is the client secret.
+ * The access token is used for the API calls of the callback; with `allowed_organizations` set it
+ * is also held in memory for the session's memberships re-reads (../code-host/recheck.ts). It is
+ * never stored, logged or put in an error, nor is the client secret.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Code, VexilError } from '../../errors.js';
@@ -26,6 +27,7 @@ import { sendJson } from '../../server/respond.js';
 import { trimTrailingCharacter } from '../../text.js';
 import { codeHostMetadata, decideAccess, needsMemberships, type Memberships } from '../code-host/access.js';
 import { CodeHostError, createCodeHostClient, type CodeHostUser } from '../code-host/api.js';
+import { MembershipRecheck } from '../code-host/recheck.js';
 import { respondWithSession } from '../session.js';
 import { STATE_COOKIE } from '../types.js';
 import type { AuthMethod, DescribeContext, MethodDeps } from './types.js';
@@ -49,6 +51,7 @@ export function createCodeHostMethod(deps: MethodDeps): AuthMethod {
   });
   const policy = { allowedOrganizations: cfg.allowed_organizations, allowedTeams: cfg.allowed_teams };
   const readsMemberships = cfg.scopes.includes('read:org');
+  const memberships = new MembershipRecheck({ api, policy, intervalMs: cfg.recheck_interval, clock: deps.clock, logger: deps.logger });
 
   if (Object.keys(cfg.allowed_teams).length > 0) {
     // Flipt's rule: with allowed_teams set, an allowed organization without a teams entry admits nobody.
@@ -126,23 +129,27 @@ export function createCodeHostMethod(deps: MethodDeps): AuthMethod {
     if (code === undefined || code === '') throw refuse(ctx, Code.Unauthenticated, 'missing code parameter');
 
     let account: Awaited<ReturnType<typeof readAccount>>;
+    let accessToken: string;
     try {
       const grant = await api.exchangeCode(code, login.redirectUri!, login.verifier);
+      accessToken = grant.accessToken;
       account = await readAccount(grant.accessToken, grant.scopes);
     } catch (err) {
       throw codeHostFailure(ctx, err);
     }
-    const { user, email, memberships } = account;
-    if (memberships === undefined && needsMemberships(policy)) {
+    const { user, email, memberships: found } = account;
+    if (found === undefined && needsMemberships(policy)) {
       throw refuse(ctx, Code.PermissionDenied, 'the code host did not grant the read:org scope, needed to check organization membership', {
         login: user.login,
       });
     }
-    const decision = decideAccess(policy, user.login, memberships ?? { organizations: [], teams: [] });
+    const decision = decideAccess(policy, user.login, found ?? { organizations: [], teams: [] });
     if (!decision.allowed) throw refuse(ctx, Code.PermissionDenied, decision.reason, { login: user.login });
 
-    const metadata = codeHostMetadata(user, email, memberships !== undefined ? decision : undefined);
+    const metadata = codeHostMetadata(user, email, found !== undefined ? decision : undefined);
     const issued = await deps.sessions.issue('METHOD_CODE_HOST', metadata);
+    const { id, expiresAt } = issued.created.authentication;
+    if (needsMemberships(policy) && expiresAt !== undefined) memberships.hold(id, user.login, accessToken, expiresAt);
     ctx.state.log.info(
       { authenticationId: issued.created.authentication.id, method: 'METHOD_CODE_HOST', login: user.login },
       'code host session created',
@@ -165,6 +172,11 @@ export function createCodeHostMethod(deps: MethodDeps): AuthMethod {
         router.get(`${base}/authorize`, authorize(base));
         router.get(`${base}/callback`, callback);
       }
+    },
+    recheck: (authentication) => memberships.check(authentication),
+    close() {
+      memberships.clear();
+      return Promise.resolve();
     },
   };
 }

@@ -4,7 +4,6 @@
  * `namespaceKey`, optional `metadata` (string values); camelCase or snake_case.
  */
 import { field, invalidField, isPlainObject, optionalString } from '../../http/fields.js';
-import type { AuthService, Created } from '../service.js';
 import { TOKEN_METADATA } from '../types.js';
 
 export interface TokenRequest {
@@ -54,14 +53,6 @@ export function tokenMetadata(req: Pick<TokenRequest, 'name' | 'description' | '
   if (req.description !== '') metadata[TOKEN_METADATA.description] = req.description;
   if (req.namespaceKey !== '') metadata[TOKEN_METADATA.namespace] = req.namespaceKey;
   return metadata;
-}
-
-export function createToken(service: AuthService, req: TokenRequest): Promise<Created> {
-  return service.create({
-    method: 'METHOD_TOKEN',
-    metadata: tokenMetadata(req),
-    ...(req.expiresAt !== undefined ? { expiresAt: req.expiresAt } : {}),
-  });
 }
 
 export const BOOTSTRAP_NAME = 'initial_bootstrap_token';

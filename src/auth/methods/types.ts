@@ -70,9 +70,10 @@ export interface AuthMethod {
   authenticate?(credential: string): Authentication | Promise<Authentication>;
   /**
    * Extra check of a looked-up record of this method on every request (OIDC's `email_matches`,
-   * enforced per request as in Flipt, reference §2.11). Returns a reason to refuse, or undefined.
+   * enforced per request as in Flipt, reference §2.11; the code host's memberships when a re-read
+   * is due). Returns a reason to refuse, or undefined; a promise only when it must ask elsewhere.
    */
-  recheck?(authentication: Authentication): string | undefined;
+  recheck?(authentication: Authentication): string | undefined | Promise<string | undefined>;
   /** Begins work the method does ahead of requests (OIDC discovery); never throws. */
   start?(): void;
   /** Background work the method started (discovery refresh, key caches). */

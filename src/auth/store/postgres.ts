@@ -45,6 +45,9 @@ const MIGRATIONS: readonly string[] = [
      acquired_at TIMESTAMPTZ NOT NULL,
      acquired_until TIMESTAMPTZ NOT NULL
    );`,
+  // Who created each record; existing records keep NULL (no creator known).
+  `ALTER TABLE authentications ADD COLUMN created_by TEXT;
+   CREATE INDEX authentications_creator ON authentications (created_by);`,
 ];
 
 interface Row {
@@ -55,9 +58,10 @@ interface Row {
   expires_at: Date | null;
   created_at: Date;
   updated_at: Date;
+  created_by: string | null;
 }
 
-const COLUMNS = 'id, hashed_client_token, method, metadata, expires_at, created_at, updated_at';
+const COLUMNS = 'id, hashed_client_token, method, metadata, expires_at, created_at, updated_at, created_by';
 
 function fromRow(r: Row): StoredAuthentication {
   return {
@@ -68,6 +72,7 @@ function fromRow(r: Row): StoredAuthentication {
     ...(r.expires_at !== null ? { expiresAt: r.expires_at.getTime() } : {}),
     createdAt: r.created_at.getTime(),
     updatedAt: r.updated_at.getTime(),
+    ...(r.created_by !== null ? { createdBy: r.created_by } : {}),
   };
 }
 
@@ -138,7 +143,7 @@ export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Pro
     throw err;
   }
 
-  const insertSql = `INSERT INTO authentications (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $6)`;
+  const insertSql = `INSERT INTO authentications (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`;
   const insertParams = (a: NewAuthentication) => [
     a.id,
     a.hashedToken,
@@ -146,6 +151,7 @@ export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Pro
     JSON.stringify(a.metadata),
     date(a.expiresAt),
     new Date(a.now),
+    a.createdBy ?? null,
   ];
   const created = (a: NewAuthentication): StoredAuthentication => ({
     id: a.id,
@@ -155,6 +161,7 @@ export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Pro
     ...(a.expiresAt !== undefined ? { expiresAt: a.expiresAt } : {}),
     createdAt: a.now,
     updatedAt: a.now,
+    ...(a.createdBy !== undefined ? { createdBy: a.createdBy } : {}),
   });
   const one = async (sql: string, params: unknown[]) => {
     const r = await pool.query<Row>(sql, params);
@@ -180,6 +187,17 @@ export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Pro
     getByHash: (hashed) => one(`SELECT ${COLUMNS} FROM authentications WHERE hashed_client_token = $1`, [hashed]),
     getById: (id) => one(`SELECT ${COLUMNS} FROM authentications WHERE id = $1`, [id]),
     async list(q: ListQuery) {
+      if (q.ownedBy !== undefined) {
+        // A principal's own view: the records it created and its own.
+        const params: unknown[] = [q.ownedBy.createdBy ?? null, q.ownedBy.id, q.limit, q.offset];
+        if (q.method !== undefined) params.push(q.method);
+        const r = await pool.query<Row>(
+          `SELECT ${COLUMNS} FROM authentications WHERE (created_by = $1 OR id = $2)${q.method !== undefined ? ' AND method = $5' : ''}
+           ORDER BY created_at, seq LIMIT $3 OFFSET $4`,
+          params,
+        );
+        return r.rows.map(fromRow);
+      }
       const r =
         q.method === undefined
           ? await pool.query<Row>(`SELECT ${COLUMNS} FROM authentications ORDER BY created_at, seq LIMIT $1 OFFSET $2`, [q.limit, q.offset])

@@ -33,6 +33,9 @@ const MIGRATIONS: readonly string[] = [
      acquired_at INTEGER NOT NULL,
      acquired_until INTEGER NOT NULL
    );`,
+  // Who created each record; existing records keep NULL (no creator known).
+  `ALTER TABLE authentications ADD COLUMN created_by TEXT;
+   CREATE INDEX authentications_creator ON authentications (created_by);`,
 ];
 
 interface Row {
@@ -43,9 +46,10 @@ interface Row {
   expires_at: number | null;
   created_at: number;
   updated_at: number;
+  created_by: string | null;
 }
 
-const COLUMNS = 'id, hashed_client_token, method, metadata, expires_at, created_at, updated_at';
+const COLUMNS = 'id, hashed_client_token, method, metadata, expires_at, created_at, updated_at, created_by';
 
 function fromRow(r: Row): StoredAuthentication {
   return {
@@ -56,6 +60,7 @@ function fromRow(r: Row): StoredAuthentication {
     ...(r.expires_at !== null ? { expiresAt: Number(r.expires_at) } : {}),
     createdAt: Number(r.created_at),
     updatedAt: Number(r.updated_at),
+    ...(r.created_by !== null ? { createdBy: r.created_by } : {}),
   };
 }
 
@@ -82,7 +87,7 @@ export function openSqliteAuthStore(opts: SqliteAuthStoreOptions): AuthStore {
   }
 
   const insert = db.prepare(
-    `INSERT INTO authentications (${COLUMNS}) VALUES (@id, @hashed, @method, @metadata, @expiresAt, @now, @now)`,
+    `INSERT INTO authentications (${COLUMNS}) VALUES (@id, @hashed, @method, @metadata, @expiresAt, @now, @now, @createdBy)`,
   );
   const byHash = db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM authentications WHERE hashed_client_token = ?`);
   const byId = db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM authentications WHERE id = ?`);
@@ -92,6 +97,14 @@ export function openSqliteAuthStore(opts: SqliteAuthStoreOptions): AuthStore {
   );
   const listMethod = db.prepare<[string, number, number], Row>(
     `SELECT ${COLUMNS} FROM authentications WHERE method = ? ORDER BY created_at, seq LIMIT ? OFFSET ?`,
+  );
+  // A principal's own view: the records it created and its own (see ListQuery.ownedBy).
+  const OWNED = '(created_by = @createdBy OR id = @id)';
+  const listOwned = db.prepare<[{ createdBy: string | null; id: string; limit: number; offset: number }], Row>(
+    `SELECT ${COLUMNS} FROM authentications WHERE ${OWNED} ORDER BY created_at, seq LIMIT @limit OFFSET @offset`,
+  );
+  const listOwnedMethod = db.prepare<[{ createdBy: string | null; id: string; method: string; limit: number; offset: number }], Row>(
+    `SELECT ${COLUMNS} FROM authentications WHERE method = @method AND ${OWNED} ORDER BY created_at, seq LIMIT @limit OFFSET @offset`,
   );
   const remove = db.prepare<[string]>('DELETE FROM authentications WHERE id = ?');
   const expire = db.prepare<[number, number, string]>('UPDATE authentications SET expires_at = ?, updated_at = ? WHERE id = ?');
@@ -113,6 +126,7 @@ export function openSqliteAuthStore(opts: SqliteAuthStoreOptions): AuthStore {
     metadata: JSON.stringify(a.metadata),
     expiresAt: a.expiresAt ?? null,
     now: a.now,
+    createdBy: a.createdBy ?? null,
   });
   const created = (a: NewAuthentication): StoredAuthentication => ({
     id: a.id,
@@ -122,6 +136,7 @@ export function openSqliteAuthStore(opts: SqliteAuthStoreOptions): AuthStore {
     ...(a.expiresAt !== undefined ? { expiresAt: a.expiresAt } : {}),
     createdAt: a.now,
     updatedAt: a.now,
+    ...(a.createdBy !== undefined ? { createdBy: a.createdBy } : {}),
   });
 
   const createIfEmpty = db.transaction((a: NewAuthentication): StoredAuthentication | undefined => {
@@ -160,7 +175,13 @@ export function openSqliteAuthStore(opts: SqliteAuthStoreOptions): AuthStore {
       return r ? fromRow(r) : undefined;
     },
     async list(q: ListQuery) {
-      const rows = q.method === undefined ? listAll.all(q.limit, q.offset) : listMethod.all(q.method, q.limit, q.offset);
+      let rows: Row[];
+      if (q.ownedBy !== undefined) {
+        const owned = { createdBy: q.ownedBy.createdBy ?? null, id: q.ownedBy.id, limit: q.limit, offset: q.offset };
+        rows = q.method === undefined ? listOwned.all(owned) : listOwnedMethod.all({ ...owned, method: q.method });
+      } else {
+        rows = q.method === undefined ? listAll.all(q.limit, q.offset) : listMethod.all(q.method, q.limit, q.offset);
+      }
       return rows.map(fromRow);
     },
     async delete(id) {

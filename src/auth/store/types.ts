@@ -25,6 +25,8 @@ export interface NewAuthentication {
   readonly hashedToken: string;
   readonly metadata: Readonly<Record<string, string>>;
   readonly expiresAt?: number;
+  /** Who created it (src/auth/principal.ts); absent for the bootstrap token. */
+  readonly createdBy?: string;
   /** Creation time (ms); also the first `updatedAt`. */
   readonly now: number;
 }
@@ -35,6 +37,11 @@ export interface StoredAuthentication extends Authentication {
 
 export interface ListQuery {
   readonly method?: Method;
+  /**
+   * Only the records this principal may see without being an admin: those it created
+   * (`createdBy`) and its own record (`id`). Absent: every record.
+   */
+  readonly ownedBy?: { readonly createdBy?: string; readonly id: string };
   readonly offset: number;
   readonly limit: number;
 }

@@ -1,11 +1,12 @@
 /**
  * `/auth/v1` (interface §4.3, reference §2.2–§2.4): the method listing, static token creation,
  * the caller's own authentication, and the token records. Who may call what is decided by the
- * authentication middleware before routing; these handlers only shape input and output.
+ * authentication middleware before routing, what the caller may do with records by
+ * src/auth/administration.ts; these handlers only shape input and output.
  */
 import type Router from '@koa/router';
 import { Code, VexilError, notFound, unauthenticated } from '../../errors.js';
-import { createToken, parseTimestamp, parseTokenRequest } from '../../auth/methods/token.js';
+import { parseTimestamp, parseTokenRequest } from '../../auth/methods/token.js';
 import type { AuthRoutesDeps } from '../../auth/setup.js';
 import { METHODS, METHOD_NUMBERS, authenticationJson, type Method } from '../../auth/types.js';
 import type { AuthenticationConfig } from '../../config/types.js';
@@ -66,7 +67,7 @@ function parseOffset(pageToken: string): number {
 }
 
 export function registerAuthRoutes(router: Router<AppState>, deps: AuthRoutesDeps): void {
-  const { service, config } = deps;
+  const { service, config, administration } = deps;
 
   router.get('/auth/v1/method', (ctx) => {
     sendJson(ctx, methodListing(ctx, config));
@@ -74,7 +75,7 @@ export function registerAuthRoutes(router: Router<AppState>, deps: AuthRoutesDep
 
   if (config.methods.token.enabled) {
     router.post('/auth/v1/method/token', async (ctx) => {
-      const created = await createToken(service, parseTokenRequest(await readJsonObject(ctx.req)));
+      const created = await administration.createToken(ctx.state.authentication, parseTokenRequest(await readJsonObject(ctx.req)));
       ctx.state.log.info({ authenticationId: created.authentication.id, method: 'METHOD_TOKEN' }, 'client token created');
       sendJson(ctx, { clientToken: created.clientToken, authentication: authenticationJson(created.authentication) });
     });
@@ -102,7 +103,7 @@ export function registerAuthRoutes(router: Router<AppState>, deps: AuthRoutesDep
         at = service.clock();
       }
     }
-    await service.expire(self.id, at);
+    await administration.expireSelf(self, at);
     ctx.state.log.info({ authenticationId: self.id, expiresAt: new Date(at).toISOString() }, 'authentication expired by its holder');
     sendJson(ctx, {});
   });
@@ -110,18 +111,22 @@ export function registerAuthRoutes(router: Router<AppState>, deps: AuthRoutesDep
   router.get('/auth/v1/tokens', async (ctx) => {
     const method = parseMethodFilter(ctx.state.query.get('method'));
     const page = parsePageParams(ctx.state.query);
-    const result = await service.list({ ...(method ? { method } : {}), limit: page.limit, offset: parseOffset(page.pageToken) });
+    const result = await administration.list(ctx.state.authentication, {
+      ...(method ? { method } : {}),
+      limit: page.limit,
+      offset: parseOffset(page.pageToken),
+    });
     sendJson(ctx, { authentications: result.authentications.map(authenticationJson), nextPageToken: result.nextPageToken });
   });
 
   router.get('/auth/v1/tokens/:id', async (ctx) => {
-    const a = await service.get(ctx.params.id!);
+    const a = await administration.get(ctx.state.authentication, ctx.params.id!);
     if (!a) throw notFound('getting authentication by token: resource not found');
     sendJson(ctx, authenticationJson(a));
   });
 
   router.delete('/auth/v1/tokens/:id', async (ctx) => {
-    const deleted = await service.delete(ctx.params.id!);
+    const deleted = await administration.delete(ctx.state.authentication, ctx.params.id!);
     if (deleted) ctx.state.log.info({ authenticationId: ctx.params.id }, 'authentication deleted');
     sendJson(ctx, {});
   });

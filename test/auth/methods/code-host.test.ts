@@ -33,6 +33,8 @@ interface SetupOptions {
   organizations?: string[];
   teams?: Record<string, string[]>;
   usePkce?: boolean;
+  /** YAML lines under `authentication:` (two-space indented). */
+  authExtra?: string;
 }
 
 async function setup(t: Test, opts: SetupOptions): Promise<Setup> {
@@ -52,7 +54,7 @@ async function setup(t: Test, opts: SetupOptions): Promise<Setup> {
   const server = await startAuthServer(t, {
     yaml: `authentication:
   required: true
-${opts.storage}
+${opts.authExtra ?? ''}${opts.storage}
   session:
     domain: 127.0.0.1
   methods:
@@ -237,7 +239,7 @@ function flows(t: Test, storage: () => string): void {
     ];
     const s = await setup(t, { storage: storage(), users, organizations: ['acme', 'widgets'], teams: { acme: ['flag-admins'] } });
     t.match(
-      s.server.logs.entries().find((e) => e.level === 40 || e.level === 'warn'),
+      s.server.logs.entries().find((e) => (e.level === 40 || e.level === 'warn') && 'organizations' in e),
       { organizations: ['widgets'], msg: /have no allowed_teams entry, so none of their members can log in/ },
       'an allowed organization without teams is pointed out at start',
     );
@@ -421,6 +423,73 @@ authentication:
 
 t.test('SQLite', async (t) => {
   flows(t, () => '');
+});
+
+t.test('memberships re-read every recheck_interval while a session lives (one re-read per session), no extension', async (t) => {
+  const users: FakeUser[] = [
+    { login: 'alice', id: 1, orgs: ['acme'], teams: [{ org: 'acme', slug: 'flag-admins' }] },
+    { login: 'bob', id: 2, orgs: ['acme'], teams: [{ org: 'acme', slug: 'flag-admins' }] },
+  ];
+  const s = await setup(t, { storage: '', users, organizations: ['acme'], teams: { acme: ['flag-admins'] } });
+  const alice = await browserLogin(s, { login: 'alice' });
+  const bob = await browserLogin(s, { login: 'bob' });
+  const flags = (jar: CookieJar) => getJson(`${s.server.url}/api/v1/namespaces/default/flags`, jar.with());
+  const reads = () => s.fake.requests.filter((r) => r.path === '/user/orgs' || r.path === '/user/teams').length;
+  t.equal(reads(), 4, 'organizations and teams read once per login');
+
+  // A 24 h session cannot be extended.
+  const extend = await fetch(`${s.server.url}/auth/v1/self/expire?expiresAt=2099-01-01T00:00:00Z`, { method: 'PUT', headers: alice.jar.with() });
+  t.equal(extend.status, 403);
+  t.match(await extend.json(), { code: 7, message: /^permission denied: a credential's expiry can only be brought forward \(it expires at 2030-01-02T00:00:00\.000Z/ });
+  const aliceAgain = await browserLogin(s, { login: 'alice' }); // the cookie was dropped by the refused logout
+  t.equal(reads(), 6);
+
+  // alice leaves the team at the code host.
+  users[0]!.teams = [];
+  s.server.clock.advance(5 * 60_000);
+  t.equal((await flags(aliceAgain.jar)).status, 200, 'within recheck_interval (10m): not asked again');
+  t.equal(reads(), 6, 'no API call');
+  s.server.clock.advance(5 * 60_000);
+  const many = await Promise.all(Array.from({ length: 5 }, () => flags(bob.jar)));
+  t.same(many.map((r) => r.status), [200, 200, 200, 200, 200], 'bob is still in the team');
+  t.equal(reads(), 8, 'five requests at once: one re-read of bob (organizations and teams)');
+  t.same(await flags(aliceAgain.jar), { status: 401, body: UNAUTHENTICATED }, 'alice is refused after her re-read');
+  t.equal(reads(), 10);
+  t.equal((await flags(aliceAgain.jar)).status, 401, 'and stays refused');
+  t.equal(reads(), 10, 'without asking again');
+  t.ok(
+    s.server.logs.entries().some((e) => e.msg === 'code host session refused after a membership re-check' && e.login === 'alice'),
+    'the refusal is logged',
+  );
+  noSecretsLogged(t, s);
+});
+
+t.test('admins by code-host team: the others see their own sessions only', async (t) => {
+  const users: FakeUser[] = [
+    { login: 'alice', id: 1, orgs: ['acme'], teams: [{ org: 'acme', slug: 'flag-admins' }] },
+    { login: 'bob', id: 2, orgs: ['acme'], teams: [{ org: 'acme', slug: 'devs' }] },
+  ];
+  const s = await setup(t, {
+    storage: '',
+    users,
+    organizations: ['acme'],
+    teams: { acme: ['flag-admins', 'devs'] },
+    authExtra: '  admins:\n    code_host:\n      teams: { acme: [flag-admins] }\n',
+  });
+  const alice = await browserLogin(s, { login: 'alice' });
+  const bob = await browserLogin(s, { login: 'bob' });
+  const bobAgain = await browserLogin(s, { login: 'bob' });
+  const list = async (jar: CookieJar) =>
+    ((await getJson(`${s.server.url}/auth/v1/tokens`, jar.with())).body as { authentications: Array<{ id: string; metadata: Record<string, string> }> })
+      .authentications;
+  t.equal((await list(alice.jar)).length, 3, 'alice (team flag-admins) sees every session');
+  const bobs = await list(bob.jar);
+  t.same(bobs.map((a) => a.metadata['io.svc.auth.code_host.login']), ['bob', 'bob'], 'bob sees both of his sessions, not alice\'s');
+  const aliceId = (await list(alice.jar)).find((a) => a.metadata['io.svc.auth.code_host.login'] === 'alice')!.id;
+  const del = await fetch(`${s.server.url}/auth/v1/tokens/${aliceId}`, { method: 'DELETE', headers: bobAgain.jar.with() });
+  t.equal(del.status, 403, 'bob cannot end alice\'s session');
+  t.match(await del.json(), { code: 7, message: 'permission denied: only authentication.admins may read or delete authentications created by someone else' });
+  t.equal((await getJson(`${s.server.url}/auth/v1/self`, alice.jar.with())).status, 200);
 });
 
 const unavailable = postgresUnavailableReason();
