@@ -50,6 +50,10 @@ export const invalidArgument = (message: string, details?: unknown[]) =>
 export const unauthenticated = () => new VexilError(Code.Unauthenticated, 'request was not authenticated');
 export const internal = (message: string, cause?: unknown) => new VexilError(Code.Internal, message, { cause });
 
+/** More work of one kind than one process takes at once (diffs in progress): 503, retry after `seconds`. */
+export const overloaded = (message: string, seconds = 1) =>
+  new VexilError(Code.Unavailable, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) } });
+
 /** The message every internal failure answers with; the cause goes to the log only. */
 export const INTERNAL_MESSAGE = 'internal error';
 

@@ -5,10 +5,14 @@
  * Only flags that can answer differently are evaluated: those the diff reports changed, and
  * unchanged ones whose rules or rollouts read a segment the diff reports changed, added or
  * removed. An outcome is a variant key (`(none)` when no variant is returned) or `true`/`false`.
+ *
+ * `impactSteps` and `syntheticSampleSteps` are the same computations in steps (steps.ts), for the
+ * server's time slices; `impact` and `syntheticSample` run them at once.
  */
 import type { Flag, Namespace, Snapshot } from '../state/model.js';
 import { byteOrder } from './diff.js';
-import { prepareSample, sampleOutcomes, type PreparedSample } from './outcomes.js';
+import { SAMPLE_STEP, prepareSampleSteps, sampleOutcomesSteps, type PreparedSample } from './outcomes.js';
+import { drain, type Steps } from './steps.js';
 import type { FlagImpact, ImpactReport, SampleContext, SnapshotDiff, Transition } from './types.js';
 
 export const DEFAULT_IMPACT_ENTITIES = 10_000;
@@ -34,16 +38,27 @@ export interface ImpactOptions {
  * stays `entities` whatever the number of contexts.
  */
 export function syntheticSample(entities: number, contexts: readonly Readonly<Record<string, string>>[]): SampleContext[] {
+  return drain(syntheticSampleSteps(entities, contexts));
+}
+
+export function* syntheticSampleSteps(entities: number, contexts: readonly Readonly<Record<string, string>>[]): Steps<SampleContext[]> {
   const pool = contexts.length > 0 ? contexts : [{}];
   const out: SampleContext[] = new Array(entities);
-  for (let i = 0; i < entities; i++) out[i] = { entityId: `entity-${i + 1}`, context: pool[i % pool.length]! };
+  for (let i = 0; i < entities; i++) {
+    if (i > 0 && i % SAMPLE_STEP === 0) yield;
+    out[i] = { entityId: `entity-${i + 1}`, context: pool[i % pool.length]! };
+  }
   return out;
 }
 
 export function impact(base: Snapshot, head: Snapshot, d: SnapshotDiff, opts: ImpactOptions): ImpactReport {
+  return drain(impactSteps(base, head, d, opts));
+}
+
+export function* impactSteps(base: Snapshot, head: Snapshot, d: SnapshotDiff, opts: ImpactOptions): Steps<ImpactReport> {
   const flags: FlagImpact[] = [];
   let omittedFlags = 0;
-  const sample = prepareSample(opts.sample);
+  const sample = yield* prepareSampleSteps(opts.sample);
   for (const ns of d.namespaces) {
     const b = base.namespaces.get(ns.key);
     const h = head.namespaces.get(ns.key);
@@ -54,7 +69,7 @@ export function impact(base: Snapshot, head: Snapshot, d: SnapshotDiff, opts: Im
       for (const [key, flag] of h.flags) if (!keys.has(key) && b.flags.has(key) && readsAny(flag, touched)) keys.add(key);
     }
     for (const key of [...keys].sort(byteOrder)) {
-      if (flags.length < MAX_IMPACT_FLAGS && (flags.length + 1) * opts.sample.length <= MAX_IMPACT_PAIRS) flags.push(flagImpact(ns.key, b, h, key, sample));
+      if (flags.length < MAX_IMPACT_FLAGS && (flags.length + 1) * opts.sample.length <= MAX_IMPACT_PAIRS) flags.push(yield* flagImpact(ns.key, b, h, key, sample));
       else omittedFlags++;
     }
   }
@@ -71,13 +86,15 @@ function readsAny(flag: Flag, segments: ReadonlySet<string>): boolean {
   return false;
 }
 
-function flagImpact(namespace: string, b: Namespace, h: Namespace, key: string, sample: PreparedSample): FlagImpact {
-  const before = sampleOutcomes(b.flags.get(key)!, sample);
-  const after = sampleOutcomes(h.flags.get(key)!, sample);
+function* flagImpact(namespace: string, b: Namespace, h: Namespace, key: string, sample: PreparedSample): Steps<FlagImpact> {
+  const before = yield* sampleOutcomesSteps(b.flags.get(key)!, sample);
+  const after = yield* sampleOutcomesSteps(h.flags.get(key)!, sample);
+  yield;
   const counts = new Map<string, Transition & { count: number }>();
   let changed = 0;
   const n = sample.entries.length;
   for (let i = 0; i < n; i++) {
+    if (i > 0 && i % SAMPLE_STEP === 0) yield;
     const from = before[i]!;
     const to = after[i]!;
     if (from === to) continue;

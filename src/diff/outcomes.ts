@@ -18,6 +18,10 @@
  * The outcomes equal those of runVariant / runBoolean entry by entry (test/diff/outcomes.test.ts
  * compares them over random states). An outcome is a variant key (`(none)` when the flag returns
  * none) or `true` / `false`.
+ *
+ * In steps (steps.ts): sampleOutcomesSteps evaluates OUTCOME_STEP entries between two yields and
+ * prepareSampleSteps numbers SAMPLE_STEP contexts, so the server can cut a large impact preview into
+ * time slices; every entry's outcome is computed by the same code whatever the cut.
  */
 import {
   ROLLOUT_SEGMENT,
@@ -33,7 +37,13 @@ import { matchConstraint, matchSegment, matchSegmentSet } from '../evaluation/co
 import { decideRule } from '../evaluation/decide.js';
 import { thresholdValue } from '../evaluation/hash.js';
 import type { Flag } from '../state/model.js';
+import { drain, type Steps } from './steps.js';
 import type { SampleContext } from './types.js';
+
+/** Entries evaluated between two yields of sampleOutcomesSteps (tens to hundreds of microseconds). */
+export const OUTCOME_STEP = 512;
+/** Contexts numbered between two yields of prepareSampleSteps. */
+export const SAMPLE_STEP = 4096;
 
 /** The sample with each entry's context numbered: entries whose contexts are equal share a number. */
 export interface PreparedSample {
@@ -51,11 +61,16 @@ export interface PreparedSample {
  * number. The evaluators read nothing else of a context, so equal ones match the same segments.
  */
 export function prepareSample(entries: readonly SampleContext[]): PreparedSample {
+  return drain(prepareSampleSteps(entries));
+}
+
+export function* prepareSampleSteps(entries: readonly SampleContext[]): Steps<PreparedSample> {
   const contextIds = new Int32Array(entries.length);
   const byObject = new Map<object, number>();
   const byContent = new Map<string, number>();
   let next = 0;
   for (let i = 0; i < entries.length; i++) {
+    if (i > 0 && i % SAMPLE_STEP === 0) yield;
     const ctx = entries[i]!.context;
     let id = byObject.get(ctx);
     if (id === undefined) {
@@ -155,21 +170,41 @@ function setMatches(set: CompiledSegmentSet, plans: readonly SegmentPlan[], id: 
 }
 
 export function sampleOutcomes(flag: Flag, sample: PreparedSample): string[] {
-  const c = flag.compiled;
-  // One function per flag type: each loop is optimized on its own, with its own type feedback.
-  return c.variant !== null ? variantOutcomes(c, c.variant, sample) : booleanOutcomes(c, c.boolean!, sample);
+  return drain(sampleOutcomesSteps(flag, sample));
 }
 
-/** interpretVariant's procedure (runVariant for a disabled flag) over the sample. */
-function variantOutcomes(c: CompiledFlag, v: CompiledVariantFlag, sample: PreparedSample): string[] {
+/** sampleOutcomes in steps of OUTCOME_STEP entries. */
+export function* sampleOutcomesSteps(flag: Flag, sample: PreparedSample): Steps<string[]> {
+  const c = flag.compiled;
+  const n = sample.entries.length;
+  const out = new Array<string>(n);
+  if (c.variant !== null && !c.enabled) return out.fill(outcomeOfVariant(c.variant.disabled.variantKey));
+  // One function per flag type: each loop is optimized on its own, with its own type feedback.
+  if (c.variant !== null) {
+    const v = c.variant;
+    const plans = v.rules.map((r) => r.segments.map((seg) => planFor(seg, sample)));
+    for (let from = 0; from < n; from += OUTCOME_STEP) {
+      if (from > 0) yield;
+      variantOutcomes(c, v, plans, sample, out, from, Math.min(n, from + OUTCOME_STEP));
+    }
+  } else {
+    const b = c.boolean!;
+    const plans = b.rollouts.map((r) => r.segments.map((seg) => planFor(seg, sample)));
+    for (let from = 0; from < n; from += OUTCOME_STEP) {
+      if (from > 0) yield;
+      booleanOutcomes(c, b, plans, sample, out, from, Math.min(n, from + OUTCOME_STEP));
+    }
+  }
+  return out;
+}
+
+/** interpretVariant's procedure over entries from..to-1 of the sample, for an enabled flag. */
+function variantOutcomes(c: CompiledFlag, v: CompiledVariantFlag, plans: readonly (readonly SegmentPlan[])[], sample: PreparedSample, out: string[], from: number, to: number): void {
   const entries = sample.entries;
   const ids = sample.contextIds;
-  const out = new Array<string>(entries.length);
-  if (!c.enabled) return out.fill(outcomeOfVariant(v.disabled.variantKey));
   const rules = v.rules;
-  const plans = rules.map((r) => r.segments.map((seg) => planFor(seg, sample)));
   const noMatch = outcomeOfVariant(v.noMatch!.variantKey);
-  for (let i = 0; i < entries.length; i++) {
+  for (let i = from; i < to; i++) {
     const s = entries[i]!;
     let o = noMatch;
     for (let r = 0; r < rules.length; r++) {
@@ -181,18 +216,15 @@ function variantOutcomes(c: CompiledFlag, v: CompiledVariantFlag, sample: Prepar
     }
     out[i] = o;
   }
-  return out;
 }
 
-/** interpretBoolean's procedure over the sample. */
-function booleanOutcomes(c: CompiledFlag, b: CompiledBooleanFlag, sample: PreparedSample): string[] {
+/** interpretBoolean's procedure over entries from..to-1 of the sample. */
+function booleanOutcomes(c: CompiledFlag, b: CompiledBooleanFlag, plans: readonly (readonly SegmentPlan[])[], sample: PreparedSample, out: string[], from: number, to: number): void {
   const entries = sample.entries;
   const ids = sample.contextIds;
-  const out = new Array<string>(entries.length);
   const rollouts = b.rollouts;
-  const plans = rollouts.map((r) => r.segments.map((seg) => planFor(seg, sample)));
   const fallThrough = b.fallThrough.enabled ? 'true' : 'false';
-  for (let i = 0; i < entries.length; i++) {
+  for (let i = from; i < to; i++) {
     const s = entries[i]!;
     let o = fallThrough;
     let n = -1; // crc32(entityId ‖ flagKey) % 100, on the first threshold rollout reached
@@ -213,7 +245,6 @@ function booleanOutcomes(c: CompiledFlag, b: CompiledBooleanFlag, sample: Prepar
     }
     out[i] = o;
   }
-  return out;
 }
 
 function outcomeOfVariant(key: string): string {
