@@ -1,10 +1,11 @@
 /**
  * The diff and, when a sample is given, its impact: the one assembly the API and the CLI share. Pure.
- * `diffReportSteps` is the same in steps (steps.ts): the server runs it in time slices, with the
- * synthetic sample built in steps too; `diffReport` runs it at once.
+ * `diffReportSteps` is the same in steps (steps.ts): the server runs it in time slices, over the
+ * synthetic sample given by its size and contexts (impact.ts syntheticImpactSteps); `diffReport`
+ * runs it at once.
  */
 import { diffSteps } from './diff.js';
-import { impactSteps, syntheticSampleSteps, type ImpactOptions } from './impact.js';
+import { impactSteps, syntheticImpactSteps, type ImpactOptions } from './impact.js';
 import { drain, type Steps } from './steps.js';
 import type { DiffOptions, DiffReport } from './types.js';
 import type { Snapshot } from '../state/model.js';
@@ -27,7 +28,5 @@ export function* diffReportSteps(base: Snapshot, head: Snapshot, opts: ReportOpt
   const d = yield* diffSteps(base, head, opts.namespace !== undefined ? { namespace: opts.namespace } : {});
   if (opts.impact === undefined) return d;
   const i = opts.impact;
-  const impactOptions: ImpactOptions =
-    'sample' in i ? i : { sample: yield* syntheticSampleSteps(i.entities, i.contexts), source: 'synthetic', contexts: i.contexts.length };
-  return { ...d, impact: yield* impactSteps(base, head, d, impactOptions) };
+  return { ...d, impact: 'sample' in i ? yield* impactSteps(base, head, d, i) : yield* syntheticImpactSteps(base, head, d, i.entities, i.contexts) };
 }
