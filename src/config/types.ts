@@ -51,7 +51,7 @@ export interface Config {
   diff: {
     /** Diffs in progress at once per process; one more is 503 with Retry-After (default 4). */
     max_concurrent: number;
-    /** ms diff work may hold the serving thread before other requests get their turn (default 2ms). */
+    /** ms diff work may hold the serving thread before other requests get their turn (default 200us). */
     slice: number;
   };
   /** Folder for state kept between runs; absent = the OS data folder (see src/auth/data-dir.ts). */

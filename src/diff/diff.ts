@@ -15,7 +15,7 @@ import { drain, type Steps } from './steps.js';
 import type { Change, DiffOptions, DiffSummary, FlagDiff, JsonValue, NamespaceDiff, SegmentDiff, SnapshotDiff } from './types.js';
 
 /** Flags (or segments) looked at between two yields of diffSteps: well under a millisecond of work. */
-export const DIFF_STEP = 64;
+export const DIFF_STEP = 32;
 
 export function diff(base: Snapshot, head: Snapshot, opts: DiffOptions = {}): SnapshotDiff {
   return drain(diffSteps(base, head, opts));

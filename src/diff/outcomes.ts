@@ -44,7 +44,7 @@ import { drain, type Steps } from './steps.js';
 import type { SampleContext } from './types.js';
 
 /** Entries evaluated at a time by an impact preview, between two yields (tens to hundreds of microseconds). */
-export const OUTCOME_STEP = 512;
+export const OUTCOME_STEP = 256;
 /** Contexts numbered between two yields of prepareSampleSteps. */
 export const SAMPLE_STEP = 4096;
 
