@@ -31,7 +31,7 @@ export interface DiffSlices {
   admit(): () => void;
   /** Computes `steps` in slices between other work; resolves with the value (rejects with what a step threw). */
   run<T>(steps: Steps<T>): Promise<T>;
-  /** Diffs admitted and not yet released (observed by tests and metrics). */
+  /** Diffs admitted and not yet released. */
   readonly inProgress: number;
 }
 
