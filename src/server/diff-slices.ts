@@ -14,9 +14,10 @@
  *
  * Also here: the bound on diffs in progress (`diff.max_concurrent`, from the request to the answer,
  * building an unbuilt reference included); one more is refused 503 with Retry-After (errors.ts
- * `overloaded`), which costs nothing, so the work queued is bounded.
+ * `overloaded`), which costs nothing, so the work queued is bounded. A diff whose client has gone
+ * (its `signal` aborted) is dropped at its next turn, so an abandoned diff costs one slice at most.
  */
-import { overloaded } from '../errors.js';
+import { clientGone, overloaded } from '../errors.js';
 import type { Steps } from '../diff/steps.js';
 
 export interface DiffSlicesOptions {
@@ -29,14 +30,18 @@ export interface DiffSlicesOptions {
 export interface DiffSlices {
   /** Takes a place for one diff (release it once answered), or throws the 503 when all are taken. */
   admit(): () => void;
-  /** Computes `steps` in slices between other work; resolves with the value (rejects with what a step threw). */
-  run<T>(steps: Steps<T>): Promise<T>;
+  /**
+   * Computes `steps` in slices between other work; resolves with the value, rejects with what a
+   * step threw, or with `clientGone` once `signal` is aborted (the steps are then abandoned).
+   */
+  run<T>(steps: Steps<T>, signal?: AbortSignal): Promise<T>;
   /** Diffs admitted and not yet released. */
   readonly inProgress: number;
 }
 
 interface Job {
   readonly steps: Steps<unknown>;
+  readonly signal: AbortSignal | undefined;
   readonly resolve: (value: unknown) => void;
   readonly reject: (err: unknown) => void;
 }
@@ -60,6 +65,12 @@ export function createDiffSlices(opts: DiffSlicesOptions): DiffSlices {
     const deadline = performance.now() + opts.sliceMs;
     while (queue.length > 0) {
       const job = queue[0]!;
+      if (job.signal?.aborted === true) {
+        queue.shift();
+        job.steps.return(undefined);
+        job.reject(clientGone());
+        continue;
+      }
       let r: IteratorResult<void, unknown>;
       try {
         r = job.steps.next();
@@ -95,9 +106,10 @@ export function createDiffSlices(opts: DiffSlicesOptions): DiffSlices {
         inProgress--;
       };
     },
-    run<T>(steps: Steps<T>): Promise<T> {
+    run<T>(steps: Steps<T>, signal?: AbortSignal): Promise<T> {
+      if (signal?.aborted === true) return Promise.reject(clientGone());
       return new Promise<T>((resolve, reject) => {
-        queue.push({ steps, resolve: resolve as (value: unknown) => void, reject });
+        queue.push({ steps, signal, resolve: resolve as (value: unknown) => void, reject });
         schedule();
       });
     },

@@ -7,6 +7,7 @@
  * - `diff.max_concurrent: 1`: while one diff is held in flight (its head is a commit the server
  *   must fetch, and the Git server holds the fetch), another is answered 503 with Retry-After;
  *   once the first is released, it answers 200 and the next diff is served again;
+ * - a diff whose client goes away is abandoned (logged 499) and frees its place (`max_concurrent: 1`);
  * - the event loop stays responsive: `/health` answers at least 10 times, one request after the
  *   other, while one diff with the impact over 100,000 entities is in flight (counted, not timed).
  */
@@ -52,6 +53,10 @@ async function generatedRepo(t: Test): Promise<{ g: GitFixture; base: string; he
 }
 
 async function serve(t: Test, g: GitFixture, extra: readonly string[] = []): Promise<string> {
+  return (await serveWithLogs(t, g, extra)).url;
+}
+
+async function serveWithLogs(t: Test, g: GitFixture, extra: readonly string[] = []): Promise<{ url: string; logs: Array<Record<string, unknown>> }> {
   const dir = mkdtempSync(join(tmpdir(), 'vexil-diff-load-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   const config = join(dir, 'vexil.yml');
@@ -71,8 +76,8 @@ async function serve(t: Test, g: GitFixture, extra: readonly string[] = []): Pro
       '',
     ].join('\n'),
   );
-  const { listening } = await serveCli(t, ['serve', '--config', config]);
-  return String(listening.url);
+  const { listening, logs } = await serveCli(t, ['serve', '--config', config]);
+  return { url: String(listening.url), logs };
 }
 
 t.test('the answer with the impact preview is byte-identical to the one recorded before slicing', async (t) => {
@@ -113,6 +118,33 @@ t.test('diff.max_concurrent: one diff more than the limit is 503 with Retry-Afte
   const report = (await answered.json()) as { summary: { flagsAdded: number } };
   t.equal(report.summary.flagsAdded, 1);
   t.equal((await fetch(`${url}/api/v1/diff?base=main&head=feature`)).status, 200, 'served again once the first is done');
+});
+
+t.test('a diff whose client goes away is abandoned and frees its place', async (t) => {
+  const { g, base } = await generatedRepo(t);
+  const { url, logs } = await serveWithLogs(t, g, ['diff: { max_concurrent: 1 }']);
+  const later = await g.repo.commit('later', { 'default/extra.features.yml': 'version: "1.4"\nnamespace: default\nflags: [{key: extra, name: Extra}]\n' }, { parent: base });
+  let release: () => void = () => {};
+  const held = new Promise<undefined>((r) => (release = () => r(undefined)));
+  const reached = new Promise<void>((r) => g.server.setHook(() => (r(), held)));
+  const client = new AbortController();
+  const first = fetch(`${url}/api/v1/diff?base=main&head=${later}&impact=100000`, { signal: client.signal }).catch((e: unknown) => e);
+  await reached; // in flight: its head is being fetched
+  t.equal((await fetch(`${url}/api/v1/diff?base=main&head=feature`)).status, 503, 'the one place is taken');
+  client.abort();
+  t.match(await first, { name: 'AbortError' });
+  g.server.setHook(undefined);
+  release();
+  // The abandoned diff frees its place: a diff is served again.
+  let status = 503;
+  for (let i = 0; i < 1000 && status === 503; i++) status = (await fetch(`${url}/api/v1/diff?base=main&head=feature`)).status;
+  t.equal(status, 200, 'served once the abandoned diff let go');
+  let line: Record<string, unknown> | undefined;
+  for (let i = 0; i < 1000 && line === undefined; i++) {
+    line = logs.find((l) => l.msg === 'request' && typeof l.url === 'string' && l.url.includes(later));
+    if (line === undefined) await fetch(`${url}/health`);
+  }
+  t.equal(line?.status, 499, 'the abandoned diff is logged as 499, not answered 200');
 });
 
 t.test('the event loop answers /health while a diff with the impact over 100,000 entities is in flight', async (t) => {

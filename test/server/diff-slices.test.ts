@@ -1,8 +1,9 @@
 /**
  * server/diff-slices.ts on its own: diffs run in turns give the values their steps give at once
  * (two diff reports with impact over random-sized states, interleaved slice by slice); a step that
- * throws rejects its own diff only; the limit refuses with 503 + Retry-After and frees its place
- * on release; other callbacks run between slices (counted, not timed).
+ * throws rejects its own diff only; an aborted signal abandons its diff (499, the generator closed)
+ * while the others complete; the limit refuses with 503 + Retry-After and frees its place on
+ * release; other callbacks run between slices (counted, not timed).
  */
 import tap from 'tap';
 import { Code, VexilError } from '../../src/errors.js';
@@ -54,6 +55,44 @@ tap.test('a step that throws rejects its own diff; the others complete', async (
   t.equal(a.status, 'rejected');
   t.match((a as PromiseRejectedResult).reason, { message: 'boom' });
   t.same(b, { status: 'fulfilled', value: 5 });
+});
+
+tap.test('a diff whose client has gone is abandoned at its next turn; the others complete', async (t) => {
+  const slices = createDiffSlices({ maxConcurrent: 2, sliceMs: 0 });
+  let stepsRun = 0;
+  let closed = false;
+  function* endless(): Steps<number> {
+    try {
+      for (;;) {
+        stepsRun++;
+        yield;
+      }
+    } finally {
+      closed = true;
+    }
+  }
+  function* counting(): Steps<number> {
+    let n = 0;
+    for (let i = 0; i < 20; i++, n++) yield;
+    return n;
+  }
+  const gone = new AbortController();
+  const abandoned = slices.run(endless(), gone.signal);
+  const other = slices.run(counting());
+  while (stepsRun < 3) await new Promise((r) => setImmediate(r));
+  gone.abort();
+  const err = await abandoned.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  t.ok(err instanceof VexilError);
+  t.equal((err as VexilError).code, Code.Canceled);
+  t.ok(closed, 'the abandoned generator was closed');
+  const ran = stepsRun;
+  t.equal(await other, 20);
+  t.equal(stepsRun, ran, 'no step of the abandoned diff ran after it was dropped');
+  const already = await slices.run(counting(), gone.signal).catch((e: unknown) => e);
+  t.equal((already as VexilError).code, Code.Canceled, 'an already aborted signal never queues');
 });
 
 tap.test('at the limit: 503 with Retry-After; a released place is free again', async (t) => {

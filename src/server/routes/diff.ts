@@ -6,7 +6,7 @@
  * the empty context when it has none), the sample `vexil diff` takes by default. The body follows
  * schemas/diff.schema.json. Auth: the management section, unscoped tokens only (auth/scope.ts).
  * At most `diff.max_concurrent` diffs are in progress (503 with Retry-After beyond), and their work
- * runs in time slices between other requests (diff-slices.ts).
+ * runs in time slices between other requests (diff-slices.ts), abandoned if the client goes away.
  */
 import type Router from '@koa/router';
 import { MAX_IMPACT_ENTITIES } from '../../diff/impact.js';
@@ -37,6 +37,12 @@ export function registerDiffRoutes(router: Router<AppState>, deps: { store: Snap
       entities = Number(impactText);
     }
     const release = deps.slices.admit();
+    // The client going away abandons the diff at its next slice (and frees its place).
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!ctx.res.writableEnded) gone.abort();
+    };
+    ctx.res.once('close', onClose);
     try {
       // The store answers NotFound naming the reference it cannot build.
       const [b, h] = await Promise.all([deps.store.resolve(base), deps.store.resolve(head)]);
@@ -46,9 +52,11 @@ export function registerDiffRoutes(router: Router<AppState>, deps: { store: Snap
           ...(namespace !== undefined && namespace !== '' ? { namespace } : {}),
           ...(entities !== undefined && entities > 0 ? { impact: { entities, contexts: testContextsOf(h) } } : {}),
         }),
+        gone.signal,
       );
       sendJson(ctx, report);
     } finally {
+      ctx.res.off('close', onClose);
       release();
     }
   });
