@@ -8,7 +8,7 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import jsYaml from 'js-yaml';
+import { changeFlags } from '../test/support/changed-state.js';
 import { generateState } from '../test/support/generate-state.js';
 import type { BenchBuild } from './build.js';
 import { runWorker } from './spawn.js';
@@ -23,34 +23,6 @@ export interface DiffBenchOptions {
 
 export const DIFF_DEFAULTS: DiffBenchOptions = { flags: 10_000, entities: 10_000, runs: 6 };
 export const DIFF_TARGET_MS = 1000;
-
-interface GenFlag {
-  key: string;
-  rules?: { distributions: { rollout: number }[] }[];
-  rollouts?: { threshold?: { percentage: number } }[];
-}
-
-/** The head: 100 flags changed (see the header). Returns how many were changed. */
-function changeFlags(text: string): { text: string; changed: number } {
-  let changed = 0;
-  const docs = jsYaml.loadAll(text) as { flags?: GenFlag[] }[];
-  for (const doc of docs) {
-    for (const f of doc.flags ?? []) {
-      const i = Number(f.key.slice('flag_'.length));
-      if (i % 100 === 0 && (i / 100) % 2 === 0 && f.rules !== undefined) {
-        const [a, b] = f.rules[0]!.distributions;
-        a!.rollout = a!.rollout >= 50 ? a!.rollout - 10 : a!.rollout + 10;
-        b!.rollout = 100 - a!.rollout;
-        changed++;
-      } else if (i % 100 === 7 && ((i - 7) / 100) % 2 === 1 && f.rollouts !== undefined) {
-        const th = f.rollouts.find((r) => r.threshold !== undefined)!.threshold!;
-        th.percentage = th.percentage >= 50 ? th.percentage - 25 : th.percentage + 25;
-        changed++;
-      }
-    }
-  }
-  return { text: docs.map((d) => jsYaml.dump(d, { lineWidth: -1 })).join('---\n'), changed };
-}
 
 export async function runDiffBench(build: BenchBuild, opts: DiffBenchOptions, log: (s: string) => void): Promise<{ markdown: string; verdicts: Array<{ target: string; ok: boolean }> }> {
   const root = mkdtempSync(join(tmpdir(), 'vexil-bench-diff-'));

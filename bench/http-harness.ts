@@ -73,6 +73,8 @@ export interface VexilServeOptions {
   state?: ReadonlyArray<{ path: string; text: string }>;
   /** More top-level config lines (YAML). */
   config?: readonly string[];
+  /** The `storage:` block's lines instead of the local folder `dir/state` (`state` is then not written). */
+  storage?: readonly string[];
   /** Node flags before the script (e.g. --expose-gc). */
   nodeArgs?: readonly string[];
   /** More environment variables. */
@@ -105,7 +107,7 @@ export function spawnNode(args: readonly string[], opts: SpawnOptions, fdLimit?:
 export async function startVexil(build: BenchBuild, dir: string, opts: VexilServeOptions = {}): Promise<{ child: ChildProcess; url: string; logFile: string; stateDir: string }> {
   const stateDir = join(dir, 'state');
   mkdirSync(stateDir, { recursive: true });
-  for (const f of opts.state ?? [{ path: 'features.yml', text: readFileSync(join(REPO, 'bench/fixtures/features.yml'), 'utf8') }]) {
+  for (const f of opts.storage !== undefined ? [] : opts.state ?? [{ path: 'features.yml', text: readFileSync(join(REPO, 'bench/fixtures/features.yml'), 'utf8') }]) {
     mkdirSync(dirname(join(stateDir, f.path)), { recursive: true });
     writeFileSync(join(stateDir, f.path), f.text);
   }
@@ -118,10 +120,7 @@ export async function startVexil(build: BenchBuild, dir: string, opts: VexilServ
       '  http_port: 0',
       `  workers: ${opts.workers ?? 1}`,
       ...log,
-      'storage:',
-      '  type: local',
-      '  local:',
-      '    path: ./state',
+      ...(opts.storage ?? ['storage:', '  type: local', '  local:', '    path: ./state']),
       ...(opts.config ?? []),
       '',
     ].join('\n'),

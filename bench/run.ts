@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|ui|all [options]`: the benchmarks of issue 3 §2,
- * issue 12 §7 and issue 14 §5 (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
+ * issue 12 §7, issue 14 §5 and issue 18 §9 (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
  * Debian's chromium and runs alone). This file only
  * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
@@ -19,6 +19,7 @@ import { parseArgs } from 'node:util';
 import { AUTH_DEFAULTS, AUTH_QUICK, runAuthBench } from './auth.js';
 import { buildForBench } from './build.js';
 import { DIFF_DEFAULTS, runDiffBench } from './diff.js';
+import { DIFF_LOAD_DEFAULTS, DIFF_LOAD_QUICK, runDiffLoadBench } from './diff-load.js';
 import { EVAL_DEFAULTS, runEvalBench, type EvalOptions } from './eval.js';
 import { GIT_DEFAULTS, runGitBench, type GitBenchOptions } from './git.js';
 import { HTTP_DEFAULTS, runHttpBench, type HttpOptions } from './http.js';
@@ -138,6 +139,9 @@ try {
     const r = await runDiffBench(build, values.quick ? { ...DIFF_DEFAULTS, runs: 2 } : DIFF_DEFAULTS, log);
     report.push('### Diff', '', r.markdown, '');
     verdicts.push(...r.verdicts);
+    const l = await runDiffLoadBench(build, values.quick ? DIFF_LOAD_QUICK : DIFF_LOAD_DEFAULTS, log);
+    report.push('### Evaluation while diffs run', '', l.markdown, '');
+    verdicts.push(...l.verdicts);
   }
   if (kind === 'ui') {
     const r = await runUiBench(build, values.quick ? UI_QUICK : UI_DEFAULTS, log);

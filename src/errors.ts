@@ -59,6 +59,13 @@ export const authStoreUnavailable = (retryAfterSeconds: number, cause?: unknown)
     cause,
   });
 
+/** More work of one kind than one process takes at once (diffs in progress): 503, retry after `seconds`. */
+export const overloaded = (message: string, seconds = 1) =>
+  new VexilError(Code.Unavailable, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) } });
+
+/** The client closed its connection before the answer (work for it was abandoned): 499 in the request log. */
+export const clientGone = () => new VexilError(Code.Canceled, 'the client closed the connection');
+
 /** The message every internal failure answers with; the cause goes to the log only. */
 export const INTERNAL_MESSAGE = 'internal error';
 

@@ -49,6 +49,13 @@ export interface Config {
   cors: CorsConfig;
   /** The web UI at `/` and `/ui/...` (src/server/ui-assets.ts). */
   ui: { enabled: boolean }; // default true
+  /** `GET /api/v1/diff` (src/server/diff-slices.ts). */
+  diff: {
+    /** Diffs in progress at once per process; one more is 503 with Retry-After (default 4). */
+    max_concurrent: number;
+    /** ms diff work may hold the serving thread before other requests get their turn (default 200us). */
+    slice: number;
+  };
   /** Folder for state kept between runs; absent = the OS data folder (see src/auth/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;

@@ -5,17 +5,28 @@
  * Rule, rollout and constraint ids are positional, so they are paired by content and position
  * (match.ts); a rule that kept its content but changed place among the kept rules is `moved`.
  * Variants and distributions are paired by variant key, metadata by key.
+ *
+ * `diffSteps` is the computation in steps (steps.ts): it yields after every DIFF_STEP keys of flags
+ * or segments looked at, so the server can answer other requests between them; `diff` runs it at once.
  */
 import type { Constraint, Flag, Namespace, Rollout, Rule, Segment, Snapshot } from '../state/model.js';
 import { movedPairs, pairItems } from './match.js';
+import { drain, type Steps } from './steps.js';
 import type { Change, DiffOptions, DiffSummary, FlagDiff, JsonValue, NamespaceDiff, SegmentDiff, SnapshotDiff } from './types.js';
 
+/** Flags (or segments) looked at between two yields of diffSteps: well under a millisecond of work. */
+export const DIFF_STEP = 32;
+
 export function diff(base: Snapshot, head: Snapshot, opts: DiffOptions = {}): SnapshotDiff {
+  return drain(diffSteps(base, head, opts));
+}
+
+export function* diffSteps(base: Snapshot, head: Snapshot, opts: DiffOptions = {}): Steps<SnapshotDiff> {
   const keys = new Set([...base.namespaces.keys(), ...head.namespaces.keys()]);
   const namespaces: NamespaceDiff[] = [];
   for (const key of [...keys].sort(byteOrder)) {
     if (opts.namespace !== undefined && key !== opts.namespace) continue;
-    const d = diffNamespace(key, base.namespaces.get(key), head.namespaces.get(key));
+    const d = yield* diffNamespace(key, base.namespaces.get(key), head.namespaces.get(key));
     if (d !== undefined) namespaces.push(d);
   }
   return {
@@ -50,7 +61,7 @@ function summarize(namespaces: readonly NamespaceDiff[]): DiffSummary {
 
 const EMPTY_NAMESPACE: Pick<Namespace, 'flags' | 'segments'> = { flags: new Map(), segments: new Map() };
 
-function diffNamespace(key: string, base: Namespace | undefined, head: Namespace | undefined): NamespaceDiff | undefined {
+function* diffNamespace(key: string, base: Namespace | undefined, head: Namespace | undefined): Steps<NamespaceDiff | undefined> {
   const changes: Change[] = [];
   if (base !== undefined && head !== undefined) {
     valueChange(changes, 'namespace.name', base.name, head.name);
@@ -58,14 +69,14 @@ function diffNamespace(key: string, base: Namespace | undefined, head: Namespace
   }
   const b = base ?? EMPTY_NAMESPACE;
   const h = head ?? EMPTY_NAMESPACE;
-  const flags = diffKeyed(b.flags, h.flags, (key, x, y): FlagDiff | undefined => {
+  const flags = yield* diffKeyed(b.flags, h.flags, (key, x, y): FlagDiff | undefined => {
     if (x === undefined) return { key, status: 'added', type: y!.type, changes: [] };
     if (y === undefined) return { key, status: 'removed', type: x.type, changes: [] };
     if (sameFlag(x, y)) return undefined;
     const c = flagChanges(x, y);
     return c.length > 0 ? { key, status: 'changed', type: y.type, changes: c } : undefined;
   });
-  const segments = diffKeyed(b.segments, h.segments, (key, x, y): SegmentDiff | undefined => {
+  const segments = yield* diffKeyed(b.segments, h.segments, (key, x, y): SegmentDiff | undefined => {
     if (x === undefined) return { key, status: 'added', changes: [] };
     if (y === undefined) return { key, status: 'removed', changes: [] };
     if (sameSegment(x, y)) return undefined;
@@ -77,10 +88,14 @@ function diffNamespace(key: string, base: Namespace | undefined, head: Namespace
   return { key, status, changes, flags, segments };
 }
 
-function diffKeyed<V, D>(base: ReadonlyMap<string, V>, head: ReadonlyMap<string, V>, one: (key: string, b: V | undefined, h: V | undefined) => D | undefined): D[] {
+function* diffKeyed<V, D>(base: ReadonlyMap<string, V>, head: ReadonlyMap<string, V>, one: (key: string, b: V | undefined, h: V | undefined) => D | undefined): Steps<D[]> {
   const out: D[] = [];
   const keys = new Set([...base.keys(), ...head.keys()]);
-  for (const key of [...keys].sort(byteOrder)) {
+  const sorted = [...keys].sort(byteOrder);
+  yield;
+  for (let i = 0; i < sorted.length; i++) {
+    if (i > 0 && i % DIFF_STEP === 0) yield;
+    const key = sorted[i]!;
     const b = base.get(key);
     const h = head.get(key);
     if (b === h) continue; // the same built object (shared across loads): nothing to compare

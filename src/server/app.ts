@@ -15,6 +15,7 @@ import { checkPathEncoding, parseQueryString } from '../http/url.js';
 import type { AppState } from './context.js';
 import { compressLargeReads } from './compress.js';
 import { corsMiddleware, createCorsPolicy } from './cors.js';
+import { createDiffSlices } from './diff-slices.js';
 import { errorMiddleware } from './errors.js';
 import { createHealth, type Health } from './health.js';
 import { registerAuthStoreMetrics } from './auth-store-metrics.js';
@@ -110,7 +111,7 @@ export function createApp(deps: AppDeps): VexilApp {
     ...(authStore ? { authStore } : {}),
   });
   registerManagementRoutes(router, { store: deps.store });
-  registerDiffRoutes(router, { store: deps.store });
+  registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });
   registerLegacyEvaluationRoutes(router, { store: deps.store, metrics });
   registerWriteRoutes(router);
   registerEvaluationRoutes(router, { store: deps.store, metrics });

@@ -5,19 +5,22 @@
  * the contexts of the head's flag test files (kept with the snapshot, sources/test-contexts.ts;
  * the empty context when it has none), the sample `vexil diff` takes by default. The body follows
  * schemas/diff.schema.json. Auth: the management section, unscoped tokens only (auth/scope.ts).
+ * At most `diff.max_concurrent` diffs are in progress (503 with Retry-After beyond), and their work
+ * runs in time slices between other requests (diff-slices.ts), abandoned if the client goes away.
  */
 import type Router from '@koa/router';
-import { MAX_IMPACT_ENTITIES, syntheticSample } from '../../diff/impact.js';
-import { diffReport } from '../../diff/report.js';
+import { MAX_IMPACT_ENTITIES } from '../../diff/impact.js';
+import { diffReportSteps } from '../../diff/report.js';
 import { invalidArgument } from '../../errors.js';
 import { testContextsOf } from '../../sources/test-contexts.js';
 import type { SnapshotStore } from '../../store/types.js';
 import type { AppState } from '../context.js';
+import type { DiffSlices } from '../diff-slices.js';
 import { sendJson } from '../respond.js';
 
 const clip = (v: string) => (v.length > 64 ? `${v.slice(0, 64)}…` : v);
 
-export function registerDiffRoutes(router: Router<AppState>, deps: { store: SnapshotStore }): void {
+export function registerDiffRoutes(router: Router<AppState>, deps: { store: SnapshotStore; slices: DiffSlices }): void {
   router.get('/api/v1/diff', async (ctx) => {
     const q = ctx.state.query;
     const base = q.get('base') ?? '';
@@ -33,14 +36,28 @@ export function registerDiffRoutes(router: Router<AppState>, deps: { store: Snap
       }
       entities = Number(impactText);
     }
-    // The store answers NotFound naming the reference it cannot build.
-    const [b, h] = await Promise.all([deps.store.resolve(base), deps.store.resolve(head)]);
-    ctx.state.snapshot = h;
-    const contexts = testContextsOf(h);
-    const report = diffReport(b, h, {
-      ...(namespace !== undefined && namespace !== '' ? { namespace } : {}),
-      ...(entities !== undefined && entities > 0 ? { impact: { sample: syntheticSample(entities, contexts), source: 'synthetic', contexts: contexts.length } } : {}),
-    });
-    sendJson(ctx, report);
+    const release = deps.slices.admit();
+    // The client going away abandons the diff at its next slice (and frees its place).
+    const gone = new AbortController();
+    const onClose = () => {
+      if (!ctx.res.writableEnded) gone.abort();
+    };
+    ctx.res.once('close', onClose);
+    try {
+      // The store answers NotFound naming the reference it cannot build.
+      const [b, h] = await Promise.all([deps.store.resolve(base), deps.store.resolve(head)]);
+      ctx.state.snapshot = h;
+      const report = await deps.slices.run(
+        diffReportSteps(b, h, {
+          ...(namespace !== undefined && namespace !== '' ? { namespace } : {}),
+          ...(entities !== undefined && entities > 0 ? { impact: { entities, contexts: testContextsOf(h) } } : {}),
+        }),
+        gone.signal,
+      );
+      sendJson(ctx, report);
+    } finally {
+      ctx.res.off('close', onClose);
+      release();
+    }
   });
 }
