@@ -6,7 +6,7 @@
  * (match.ts); a rule that kept its content but changed place among the kept rules is `moved`.
  * Variants and distributions are paired by variant key, metadata by key.
  */
-import type { Constraint, Flag, Namespace, Rollout, Rule, Segment, Snapshot } from '../state/model.js';
+import type { Constraint, Flag, Namespace, Rollout, Rule, Segment, Snapshot } from '../model/snapshot.js';
 import { movedPairs, pairItems } from './match.js';
 import type { Change, DiffOptions, DiffSummary, FlagDiff, JsonValue, NamespaceDiff, SegmentDiff, SnapshotDiff } from './types.js';
 

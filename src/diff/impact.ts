@@ -6,7 +6,7 @@
  * unchanged ones whose rules or rollouts read a segment the diff reports changed, added or
  * removed. An outcome is a variant key (`(none)` when no variant is returned) or `true`/`false`.
  */
-import type { Flag, Namespace, Snapshot } from '../state/model.js';
+import type { Flag, Namespace, Snapshot } from '../model/snapshot.js';
 import { byteOrder } from './diff.js';
 import { prepareSample, sampleOutcomes, type PreparedSample } from './outcomes.js';
 import type { FlagImpact, ImpactReport, SampleContext, SnapshotDiff, Transition } from './types.js';

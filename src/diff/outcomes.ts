@@ -19,20 +19,19 @@
  * compares them over random states). An outcome is a variant key (`(none)` when the flag returns
  * none) or `true` / `false`.
  */
-import {
-  ROLLOUT_SEGMENT,
-  ROLLOUT_THRESHOLD,
-  type CompiledBooleanFlag,
-  type CompiledConstraint,
-  type CompiledFlag,
-  type CompiledSegment,
-  type CompiledSegmentSet,
-  type CompiledVariantFlag,
-} from '../evaluation/compile.js';
+import { ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD } from '../evaluation/opcodes.js';
+import type {
+  CompiledBooleanFlag,
+  CompiledConstraint,
+  CompiledFlag,
+  CompiledSegment,
+  CompiledSegmentSet,
+  CompiledVariantFlag,
+} from '../model/compiled.js';
 import { matchConstraint, matchSegment, matchSegmentSet } from '../evaluation/constraints.js';
 import { decideRule } from '../evaluation/decide.js';
 import { thresholdValue } from '../evaluation/hash.js';
-import type { Flag } from '../state/model.js';
+import type { Flag } from '../model/snapshot.js';
 import type { SampleContext } from './types.js';
 
 /** The sample with each entry's context numbered: entries whose contexts are equal share a number. */

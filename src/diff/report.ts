@@ -2,7 +2,7 @@
 import { diff } from './diff.js';
 import { impact, type ImpactOptions } from './impact.js';
 import type { DiffOptions, DiffReport } from './types.js';
-import type { Snapshot } from '../state/model.js';
+import type { Snapshot } from '../model/snapshot.js';
 
 export function diffReport(base: Snapshot, head: Snapshot, opts: DiffOptions & { readonly impact?: ImpactOptions }): DiffReport {
   const d = diff(base, head, opts.namespace !== undefined ? { namespace: opts.namespace } : {});
