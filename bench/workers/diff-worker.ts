@@ -16,7 +16,7 @@ import { diffReport } from '../../src/diff/report.js';
 import { prepareMatcher } from '../../src/evaluation/codegen.js';
 import type { SampleContext } from '../../src/diff/types.js';
 import { load } from '../../src/state/load.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 
 export interface DiffWorkerArgs {
   baseDir: string;

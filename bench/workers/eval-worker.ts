@@ -19,7 +19,7 @@ import { FliptClient } from '@flipt-io/flipt-client-js';
 import { prepareMatcher } from '../../src/evaluation/codegen.js';
 import { evaluateBoolean, evaluateVariant } from '../../src/evaluation/index.js';
 import { load } from '../../src/state/load.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 
 export type ScenarioName = 'variant' | 'boolean' | 'static' | 'complex';
 export type EngineName = 'vexil' | 'flagd-core' | 'flipt-client-js';

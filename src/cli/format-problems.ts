@@ -3,7 +3,7 @@
  * message, the offending line with a caret, the hint), `json` for tools (an array of problems),
  * and `github` for GitHub Actions workflow annotations.
  */
-import type { Problem } from '../state/problem.js';
+import type { Problem } from '../model/problem.js';
 
 export type OutputFormat = 'text' | 'json' | 'github';
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'github'];

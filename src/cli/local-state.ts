@@ -7,8 +7,8 @@ import { posix, resolve, sep } from 'node:path';
 import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
 import { readState } from '../sources/read-state.js';
 import type { SourceFile } from '../sources/types.js';
-import type { Snapshot } from '../state/model.js';
-import type { Problem } from '../state/problem.js';
+import type { Snapshot } from '../model/snapshot.js';
+import type { Problem } from '../model/problem.js';
 
 export interface LocalState {
   /** The folder as given, `/`-separated (`.` for the working folder). */

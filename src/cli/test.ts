@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from '../sources/file-refused.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
 import type { SourceFile } from '../sources/types.js';
-import type { Problem } from '../state/problem.js';
+import type { Problem } from '../model/problem.js';
 import { countSummary, formatText } from './format-problems.js';
 import { readTestFile } from '../state/flag-tests/read-test-file.js';
 import { reportGithub } from './flag-tests/report-github.js';

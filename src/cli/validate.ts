@@ -11,7 +11,7 @@ import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
 import { readState, sortProblems } from '../sources/read-state.js';
 import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from '../sources/file-refused.js';
 import { load, type StateFile } from '../state/load.js';
-import type { Problem } from '../state/problem.js';
+import type { Problem } from '../model/problem.js';
 import { countSummary, formatProblems, OUTPUT_FORMATS, type OutputFormat } from './format-problems.js';
 import type { CliIO } from './io.js';
 import { UsageError, VALIDATE_USAGE } from './usage.js';

@@ -9,7 +9,7 @@
  * `diffSteps` is the computation in steps (steps.ts): it yields after every DIFF_STEP keys of flags
  * or segments looked at, so the server can answer other requests between them; `diff` runs it at once.
  */
-import type { Constraint, Flag, Namespace, Rollout, Rule, Segment, Snapshot } from '../state/model.js';
+import type { Constraint, Flag, Namespace, Rollout, Rule, Segment, Snapshot } from '../model/snapshot.js';
 import { movedPairs, pairItems } from './match.js';
 import { drain, type Steps } from './steps.js';
 import type { Change, DiffOptions, DiffSummary, FlagDiff, JsonValue, NamespaceDiff, SegmentDiff, SnapshotDiff } from './types.js';

@@ -12,7 +12,7 @@
  * entity; `impact` runs it at once. Base and head outcomes are compared OUTCOME_STEP entries at a
  * time, never held for the whole sample.
  */
-import type { Flag, Namespace, Snapshot } from '../state/model.js';
+import type { Flag, Namespace, Snapshot } from '../model/snapshot.js';
 import { byteOrder } from './diff.js';
 import { OUTCOME_STEP, SAMPLE_STEP, columnSample, outcomeRange, prepareSampleSteps, type PreparedSample } from './outcomes.js';
 import { drain, type Steps } from './steps.js';

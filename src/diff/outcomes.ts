@@ -26,20 +26,19 @@
  * object per entry, so a synthetic sample of 100,000 entities (impact.ts) is two arrays, not
  * 100,000 young objects for the garbage collector to copy while other requests wait.
  */
-import {
-  ROLLOUT_SEGMENT,
-  ROLLOUT_THRESHOLD,
-  type CompiledBooleanFlag,
-  type CompiledConstraint,
-  type CompiledFlag,
-  type CompiledSegment,
-  type CompiledSegmentSet,
-  type CompiledVariantFlag,
-} from '../evaluation/compile.js';
+import { ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD } from '../evaluation/opcodes.js';
+import type {
+  CompiledBooleanFlag,
+  CompiledConstraint,
+  CompiledFlag,
+  CompiledSegment,
+  CompiledSegmentSet,
+  CompiledVariantFlag,
+} from '../model/compiled.js';
 import { matchConstraint, matchSegment, matchSegmentSet } from '../evaluation/constraints.js';
 import { decideRule } from '../evaluation/decide.js';
 import { thresholdValue } from '../evaluation/hash.js';
-import type { Flag } from '../state/model.js';
+import type { Flag } from '../model/snapshot.js';
 import { drain, type Steps } from './steps.js';
 import type { SampleContext } from './types.js';
 

@@ -8,7 +8,7 @@ import { diffSteps } from './diff.js';
 import { impactSteps, syntheticImpactSteps, type ImpactOptions } from './impact.js';
 import { drain, type Steps } from './steps.js';
 import type { DiffOptions, DiffReport } from './types.js';
-import type { Snapshot } from '../state/model.js';
+import type { Snapshot } from '../model/snapshot.js';
 
 /** The synthetic sample (impact.ts syntheticSample) to build: `entities` ids over `contexts`. */
 export interface SyntheticImpact {

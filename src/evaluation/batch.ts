@@ -1,8 +1,9 @@
 /** Batch evaluation (flipt-semantics.md §2.8). */
-import type { Snapshot } from '../state/model.js';
+import type { EvaluationRequest } from '../model/evaluation-request.js';
+import type { BatchItemResult } from '../model/evaluation-result.js';
+import type { Snapshot } from '../model/snapshot.js';
 import { runBoolean } from './boolean.js';
 import { lookupFlag } from './lookup.js';
-import type { BatchItemResult, EvaluationRequest } from './types.js';
 import { runVariant } from './variant.js';
 
 /**

@@ -1,12 +1,14 @@
 /** Boolean flag evaluation (flipt-semantics.md §2.4). */
 import { invalidArgument } from '../errors.js';
-import type { Snapshot } from '../state/model.js';
-import { ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD, type CompiledBooleanFlag, type CompiledFlag } from './compile.js';
-import { matchSegmentSet, type EvaluationContext } from './constraints.js';
+import type { CompiledBooleanFlag, CompiledFlag } from '../model/compiled.js';
+import type { EvaluationContext, EvaluationRequest } from '../model/evaluation-request.js';
+import type { BooleanResult } from '../model/evaluation-result.js';
+import type { Snapshot } from '../model/snapshot.js';
+import { matchSegmentSet } from './constraints.js';
 import { thresholdValue } from './hash.js';
 import { findFlag } from './lookup.js';
+import { ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD } from './opcodes.js';
 import { booleanResult } from './results.js';
-import type { BooleanResult, EvaluationRequest } from './types.js';
 
 /**
  * Evaluates a boolean flag. Throws NotFound (namespace / flag) and InvalidArgument

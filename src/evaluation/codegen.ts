@@ -20,6 +20,21 @@
  * When code generation is not allowed (`node --disallow-code-generation-from-strings`, a locked
  * down runtime) `CODEGEN_AVAILABLE` is false and the evaluators keep interpreting.
  */
+import type {
+  CompiledBooleanFlag,
+  CompiledConstraint,
+  CompiledFlag,
+  CompiledRule,
+  CompiledSegment,
+  CompiledSegmentSet,
+  CompiledVariantFlag,
+  GeneratedMatcher,
+} from '../model/compiled.js';
+import type { EvaluationContext } from '../model/evaluation-request.js';
+import type { BooleanResult, VariantResult } from '../model/evaluation-result.js';
+import { hasTrimmedPrefix, hasTrimmedSuffix, isGoBlank, matchConstraint, matchSegmentSet } from './constraints.js';
+import { decideRule } from './decide.js';
+import { thresholdValue, variantBucket } from './hash.js';
 import {
   OP_BLANK,
   OP_BOOL_FALSE,
@@ -50,22 +65,9 @@ import {
   OP_TIME_NEQ,
   ROLLOUT_SEGMENT,
   ROLLOUT_THRESHOLD,
-  type CompiledBooleanFlag,
-  type CompiledConstraint,
-  type CompiledFlag,
-  type CompiledRule,
-  type CompiledSegment,
-  type CompiledSegmentSet,
-  type CompiledVariantFlag,
-} from './compile.js';
-import { hasTrimmedPrefix, hasTrimmedSuffix, isGoBlank, matchConstraint, matchSegmentSet, type EvaluationContext } from './constraints.js';
-import { thresholdValue, variantBucket } from './hash.js';
+} from './opcodes.js';
 import { booleanResult } from './results.js';
-import type { BooleanResult, VariantResult } from './types.js';
 import { parseGoBool, parseGoFloat, parseGoTime, type Instant } from './values.js';
-import { decideRule } from './decide.js';
-
-export type GeneratedMatcher<R> = (context: EvaluationContext, entityId: string) => R;
 
 /** Whether this runtime lets us build functions from source; decided once. */
 export const CODEGEN_AVAILABLE: boolean = (() => {
@@ -82,7 +84,7 @@ const MAX_MASK_SEGMENTS = 30;
 const MAX_SOURCE_LENGTH = 256 * 1024;
 
 /**
- * Generates the flag's matcher into its cell (compile.ts MatcherCell), unless that was already
+ * Generates the flag's matcher into its cell (model/compiled.ts MatcherCell), unless that was already
  * tried; afterwards its evaluations run the generated code. Pure computation, no I/O; the caller
  * decides when (the store: in the background after a snapshot is swapped in, never on a request).
  * Returns whether it did the work (false: tried before).

@@ -4,6 +4,8 @@
  * OR match and the parse of a datetime context value.
  */
 import { invalidArgument } from '../errors.js';
+import type { CompiledConstraint, CompiledSegment, CompiledSegmentSet } from '../model/compiled.js';
+import type { EvaluationContext } from '../model/evaluation-request.js';
 import {
   OP_BLANK,
   OP_BOOL_FALSE,
@@ -31,13 +33,8 @@ import {
   OP_TIME_LT,
   OP_TIME_LTE,
   OP_TIME_NEQ,
-  type CompiledConstraint,
-  type CompiledSegment,
-  type CompiledSegmentSet,
-} from './compile.js';
+} from './opcodes.js';
 import { parseGoBool, parseGoFloat, parseGoTime } from './values.js';
-
-export type EvaluationContext = Readonly<Record<string, string>>;
 
 /**
  * Which segments of a rule / segment rollout matched, or null when the set as a whole did not

@@ -3,10 +3,10 @@
  * interpreter (variant.ts) and the generated matchers (codegen.ts), which call it for partial OR
  * matches (the all-matched case is inlined there).
  */
-import type { CompiledFlag, CompiledRule, CompiledVariantFlag } from './compile.js';
+import type { CompiledFlag, CompiledRule, CompiledVariantFlag } from '../model/compiled.js';
+import type { VariantResult } from '../model/evaluation-result.js';
 import { variantBucket } from './hash.js';
 import { variantResult } from './results.js';
-import type { VariantResult } from './types.js';
 
 /**
  * `keys` are the matched segment keys: `rule.allKeys` itself when every segment matched (then a

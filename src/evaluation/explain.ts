@@ -9,13 +9,16 @@
  * the bucket hashes, the compiled bounds), so a property test can hold it equal to the evaluators.
  */
 import { invalidArgument } from '../errors.js';
-import type { ComparisonType, Flag, MatchType, Segment, SegmentOperator, Snapshot } from '../state/model.js';
-import { ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD, type CompiledSegmentSet } from './compile.js';
+import type { CompiledSegmentSet } from '../model/compiled.js';
+import type { ComparisonType, MatchType, SegmentOperator } from '../model/enums.js';
+import type { EvaluationRequest } from '../model/evaluation-request.js';
+import type { BooleanResult, VariantResult } from '../model/evaluation-result.js';
+import type { Flag, Segment, Snapshot } from '../model/snapshot.js';
 import { matchConstraint } from './constraints.js';
 import { thresholdValue, variantBucket } from './hash.js';
 import { findFlag, namespaceOf } from './lookup.js';
+import { ROLLOUT_SEGMENT, ROLLOUT_THRESHOLD } from './opcodes.js';
 import { NO_KEYS, booleanResult, variantResult } from './results.js';
-import type { BooleanResult, EvaluationRequest, VariantResult } from './types.js';
 
 export interface ConstraintExplanation {
   readonly type: ComparisonType;

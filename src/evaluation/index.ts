@@ -2,7 +2,9 @@
 export { evaluateVariant } from './variant.js';
 export { evaluateBoolean } from './boolean.js';
 export { evaluateBatch } from './batch.js';
-export { compileFlag, type CompiledFlag } from './compile.js';
+export { compileFlag } from './compile.js';
 export { findFlag, lookupFlag } from './lookup.js';
-export type { BatchItemResult, BooleanResult, EvaluationReason, EvaluationRequest, VariantResult } from './types.js';
 export { parseGoBool, parseGoFloat, parseGoTime, parseNumberArray, parseStringArray, compareInstant, type Instant } from './values.js';
+export type { CompiledFlag } from '../model/compiled.js';
+export type { EvaluationRequest } from '../model/evaluation-request.js';
+export type { BatchItemResult, BooleanResult, EvaluationReason, VariantResult } from '../model/evaluation-result.js';

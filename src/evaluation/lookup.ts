@@ -1,6 +1,6 @@
 /** Namespace → flag lookup with Flipt's not-found errors (flipt-semantics.md §2.1). */
 import { notFound } from '../errors.js';
-import type { Flag, Snapshot } from '../state/model.js';
+import type { Flag, Snapshot } from '../model/snapshot.js';
 
 /** Empty namespaceKey means `default`. */
 export function namespaceOf(namespaceKey: string): string {

@@ -3,7 +3,7 @@
  * object shape (V8 keeps property access on them monomorphic). Results built at compile time are
  * frozen and shared between calls: callers must copy, never mutate.
  */
-import type { BooleanResult, EvaluationReason, VariantResult } from './types.js';
+import type { BooleanResult, EvaluationReason, VariantResult } from '../model/evaluation-result.js';
 
 export const NO_KEYS: readonly string[] = Object.freeze([]);
 

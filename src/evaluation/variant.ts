@@ -1,11 +1,12 @@
 /** Variant flag evaluation (flipt-semantics.md §2.2, §2.3). */
 import { invalidArgument } from '../errors.js';
-import type { Snapshot } from '../state/model.js';
-import type { CompiledFlag, CompiledVariantFlag } from './compile.js';
-import { matchSegmentSet, type EvaluationContext } from './constraints.js';
+import type { CompiledFlag, CompiledVariantFlag } from '../model/compiled.js';
+import type { EvaluationContext, EvaluationRequest } from '../model/evaluation-request.js';
+import type { VariantResult } from '../model/evaluation-result.js';
+import type { Snapshot } from '../model/snapshot.js';
+import { matchSegmentSet } from './constraints.js';
 import { decideRule } from './decide.js';
 import { findFlag } from './lookup.js';
-import type { EvaluationRequest, VariantResult } from './types.js';
 
 /**
  * Evaluates a variant flag. Throws NotFound (namespace / flag) and InvalidArgument

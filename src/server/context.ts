@@ -2,7 +2,7 @@
 import type { ParameterizedContext } from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { Logger } from 'pino';
-import type { Snapshot } from '../state/model.js';
+import type { Snapshot } from '../model/snapshot.js';
 
 export interface AppState {
   /** Echoed in `X-Request-Id` and in every log line of the request. */

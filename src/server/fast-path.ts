@@ -28,7 +28,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import type { Logger } from 'pino';
 import type { AuthDecision, AuthGate, AuthRequest } from '../auth/middleware.js';
 import type { Config, RequestLogging } from '../config/types.js';
-import type { Snapshot } from '../state/model.js';
+import type { Snapshot } from '../model/snapshot.js';
 import type { SnapshotStore } from '../store/types.js';
 import type { CorsPolicy } from './cors.js';
 import { readJson, readJsonWith, type JsonSink } from '../http/body.js';

@@ -1,7 +1,7 @@
 /** The one snapshot a request reads, resolved once at the start of the handler. */
 import type { ParameterizedContext } from 'koa';
 import { notFound } from '../errors.js';
-import type { Snapshot } from '../state/model.js';
+import type { Snapshot } from '../model/snapshot.js';
 import type { SnapshotStore } from '../store/types.js';
 import type { AppState } from './context.js';
 import { namespaceView, type NamespaceView } from './shapes.js';

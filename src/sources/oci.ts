@@ -15,7 +15,7 @@
  *   bytes than a descriptor declares.
  * - Any failure throws: the snapshot store keeps serving the last good snapshot and reports it.
  */
-import type { Problem } from '../state/problem.js';
+import type { Problem } from '../model/problem.js';
 import { EMPTY_JSON_DIGEST, manifestCreated, readBundleManifest } from './oci/bundle-format.js';
 import { formatOciReference, referenceName } from './oci/reference.js';
 import { RegistryError, type BundleStore, type Descriptor, type OciReference, type RegistryClient } from './oci/types.js';

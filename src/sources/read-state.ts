@@ -10,7 +10,7 @@
  * on the file that crossed the limit.
  */
 import { INDEX_FILE_NAMES, UNREAD, load, loadIfCached, parseCacheKey, selectStateFiles, type BuildCache, type LoadOptions, type LoadResult, type ParseCache, type StateFile } from '../state/load.js';
-import type { Problem } from '../state/problem.js';
+import type { Problem } from '../model/problem.js';
 import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE, FileRefusedError, stateTooLarge, tooLarge } from './file-refused.js';
 import { SourceReadError } from './source-read-error.js';
 import { keepTestContexts, readTestContexts } from './test-contexts.js';

@@ -14,7 +14,7 @@
  * MAX_TEST_CONTEXTS_CHARS; the others are skipped.
  */
 import { readTestFile } from '../state/flag-tests/read-test-file.js';
-import type { Snapshot } from '../state/model.js';
+import type { Snapshot } from '../model/snapshot.js';
 import type { SourceFile } from './types.js';
 
 export type TestContext = Readonly<Record<string, string>>;

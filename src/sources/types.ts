@@ -2,7 +2,7 @@
  * A Source knows one backend and nothing else: which references exist, which revision each
  * points at, and the bytes of the files at a revision. It never parses YAML.
  */
-import type { Problem } from '../state/problem.js';
+import type { Problem } from '../model/problem.js';
 
 export interface Revision {
   /** Commit id, manifest digest, or a content hash of the file set (local). */

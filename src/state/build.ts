@@ -1,5 +1,5 @@
 /**
- * Builds the immutable Snapshot (model.ts) from documents that passed every check. Each object
+ * Builds the immutable Snapshot (model/snapshot.ts) from documents that passed every check. Each object
  * is frozen as it is created; maps are FrozenMaps in ascending key order (keys are ASCII by the
  * key pattern, so `<` is byte order). `Flag.compiled` comes from evaluation's compileFlag and is
  * owned by it: it is attached as returned, not frozen here (it may hold typed arrays, which
@@ -10,28 +10,18 @@
  * build, in the background, by the store: store/matcher-warmup.ts.)
  */
 import { compileFlag } from '../evaluation/compile.js';
-import type { CompiledFlag } from '../evaluation/compile.js';
+import type { CompiledFlag } from '../model/compiled.js';
 import { AttachmentError, serializeAttachment } from './attachment.js';
 import type { DocConstraint, DocFlag, DocRollout, DocRule, DocSegment } from './document.js';
 import type { FindingsByFile } from './finding.js';
 import { addFinding } from './finding.js';
-import { FrozenMap } from './freeze.js';
+import { FrozenMap } from '../model/freeze.js';
 import { FlagIds, SegmentIds } from './ids.js';
 import type { ContentTable } from './intern.js';
 import { textKey } from './intern.js';
-import type {
-  Constraint,
-  Distribution,
-  Flag,
-  Namespace,
-  Rollout,
-  Rule,
-  Segment,
-  SegmentOperator,
-  Snapshot,
-  Variant,
-} from './model.js';
-import type { Problem } from './problem.js';
+import type { Constraint, Distribution, Flag, Namespace, Rollout, Rule, Segment, Snapshot, Variant } from '../model/snapshot.js';
+import type { SegmentOperator } from '../model/enums.js';
+import type { Problem } from '../model/problem.js';
 import type { Declared, NamespaceIndex } from './semantic.js';
 
 export interface BuildOptions {

@@ -8,7 +8,7 @@
  * file's text up to the last line asked for (linear in the file size, whatever the number of
  * problems). Pure: the caller passes the texts.
  */
-import type { Problem } from './problem.js';
+import type { Problem } from '../model/problem.js';
 
 /** Lines shown before and after the offending one. */
 export const EXCERPT_CONTEXT_LINES = 2;

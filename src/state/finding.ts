@@ -3,7 +3,7 @@
  * (its index in the file's stream) and a path inside it (`flags/3/rules/0/segment`). Findings are
  * located only for files that have some, by `locate.ts`, so the happy path never pays for positions.
  */
-import type { Severity } from './problem.js';
+import type { Severity } from '../model/problem.js';
 
 export type PathSegment = string | number;
 

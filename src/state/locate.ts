@@ -15,7 +15,7 @@ import type { JsonNode } from './json-positions.js';
 import { YAML_SCHEMA } from './parse.js';
 import type { FileKind, SyntaxFailure } from './parse.js';
 import { YamlPositions } from './yaml-positions.js';
-import type { Problem } from './problem.js';
+import type { Problem } from '../model/problem.js';
 
 /** Past the first errors, a broken file mostly yields cascades (thousands for deep nesting). */
 const MAX_SYNTAX_PROBLEMS = 20;

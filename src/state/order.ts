@@ -1,5 +1,5 @@
 /** The orders the loader relies on: files as Flipt walks them, keys as Go sorts them, problems for people. */
-import type { Problem } from './problem.js';
+import type { Problem } from '../model/problem.js';
 
 /** Compares paths by components (the order Go's fs.WalkDir visits files: `a/x.yml` before `a.yml`). */
 export function compareWalkOrder(a: string, b: string): number {

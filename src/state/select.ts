@@ -8,7 +8,7 @@ import type { Finding } from './finding.js';
 import { GlobSyntaxError, compileGlob, type CompiledGlob } from './glob.js';
 import { locateFindings, yamlSyntaxProblems } from './locate.js';
 import { decodeUtf8 } from './parse.js';
-import type { Problem } from './problem.js';
+import type { Problem } from '../model/problem.js';
 
 export const INDEX_FILE_NAMES = ['.vexil.yml', '.flipt.yml'] as const;
 

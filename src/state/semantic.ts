@@ -13,7 +13,7 @@ import { namespaceKeyOf } from './document.js';
 import type { Finding, FindingsByFile, PathSegment } from './finding.js';
 import { addFinding } from './finding.js';
 import { label } from './labels.js';
-import type { Severity } from './problem.js';
+import type { Severity } from '../model/problem.js';
 
 export interface Declared<T> {
   readonly doc: LoadedDocument;

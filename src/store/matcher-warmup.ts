@@ -15,8 +15,8 @@
  * one (whose flags it mostly shares). Snapshots are walked in the order they arrived.
  */
 import { prepareMatcher } from '../evaluation/codegen.js';
-import type { CompiledFlag } from '../evaluation/compile.js';
-import type { Snapshot } from '../state/model.js';
+import type { CompiledFlag } from '../model/compiled.js';
+import type { Snapshot } from '../model/snapshot.js';
 
 export interface MatcherWarmup {
   /** Schedules the flags of a snapshot just swapped in. */

@@ -1,4 +1,4 @@
-import type { Snapshot } from '../state/model.js';
+import type { Snapshot } from '../model/snapshot.js';
 import type { ExcerptedProblem } from '../state/excerpt.js';
 import type { Revision } from '../sources/types.js';
 

@@ -8,7 +8,7 @@ import fc from 'fast-check';
 import t from 'tap';
 import { diff } from '../../src/diff/diff.js';
 import type { Change, NamespaceDiff, SnapshotDiff } from '../../src/diff/types.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 import { loadIntoVexil } from '../oracle/run.js';
 import { chance, generateState, mulberry32, shuffle, toFeaturesYaml, type GenState } from '../support/random-state.js';
 

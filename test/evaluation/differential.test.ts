@@ -9,8 +9,8 @@ import t from 'tap';
 import fc from 'fast-check';
 import zlib from 'node:zlib';
 import { evaluateBoolean, evaluateVariant } from '../../src/evaluation/index.js';
-import type { BooleanResult, VariantResult } from '../../src/evaluation/types.js';
-import type { FlagDefinition, Segment } from '../../src/state/model.js';
+import type { BooleanResult, VariantResult } from '../../src/model/evaluation-result.js';
+import type { FlagDefinition, Segment } from '../../src/model/snapshot.js';
 import { booleanFlag, req, segment, snapshot, variantFlag, type ConstraintSpec, type RolloutSpec, type RuleSpec, type SegmentRef } from './fixture.js';
 
 const crc = (s: string) => zlib.crc32(Buffer.from(s, 'utf8'));

@@ -14,10 +14,10 @@ import {
   type SegmentSetExplanation,
 } from '../../src/evaluation/explain.js';
 import { evaluateBoolean, evaluateVariant } from '../../src/evaluation/index.js';
-import type { EvaluationRequest } from '../../src/evaluation/types.js';
+import type { EvaluationRequest } from '../../src/model/evaluation-request.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../../src/sources/local.js';
 import { readState } from '../../src/sources/read-state.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 import { loadIntoVexil, stateFor } from '../oracle/run.js';
 import { evalRng, randomRequest, toFeaturesYaml } from '../support/random-state.js';
 

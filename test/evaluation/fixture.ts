@@ -1,25 +1,23 @@
 /**
  * Builds minimal Snapshot / FlagDefinition / Segment objects by hand (plain data per
- * src/state/model.ts) and compiles flags with compileFlag, so evaluation tests do not depend on the
+ * src/model/snapshot.ts) and compiles flags with compileFlag, so evaluation tests do not depend on the
  * loader. Ids are derived from positions, like the real build.
  */
 import { compileFlag } from '../../src/evaluation/compile.js';
-import type { EvaluationRequest } from '../../src/evaluation/types.js';
+import type { EvaluationRequest } from '../../src/model/evaluation-request.js';
+import type { ComparisonType, MatchType, SegmentOperator } from '../../src/model/enums.js';
 import type {
-  ComparisonType,
   Constraint,
   Distribution,
   Flag,
   FlagDefinition,
-  MatchType,
   Namespace,
   Rollout,
   Rule,
   Segment,
-  SegmentOperator,
   Snapshot,
   Variant,
-} from '../../src/state/model.js';
+} from '../../src/model/snapshot.js';
 
 export type ConstraintSpec = [type: ComparisonType | string, property: string, operator: string, value?: string];
 

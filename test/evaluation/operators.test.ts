@@ -3,7 +3,7 @@
  * values. Each row compiles one constraint and matches it against one value.
  */
 import t, { type Test } from 'tap';
-import { compileConstraint } from '../../src/evaluation/compile.js';
+import { compileConstraint } from '../../src/evaluation/compile-segments.js';
 import { matchConstraint } from '../../src/evaluation/constraints.js';
 import { evaluateVariant } from '../../src/evaluation/index.js';
 import { req, segment, snapshot, variantFlag } from './fixture.js';

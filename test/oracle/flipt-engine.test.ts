@@ -7,9 +7,9 @@
  */
 import t from 'tap';
 import zlib from 'node:zlib';
-import { compileConstraint } from '../../src/evaluation/compile.js';
+import { compileConstraint } from '../../src/evaluation/compile-segments.js';
 import { matchConstraint } from '../../src/evaluation/constraints.js';
-import type { ComparisonType } from '../../src/state/model.js';
+import type { ComparisonType } from '../../src/model/enums.js';
 import type { SnapshotDocument, SnapshotFlag, SnapshotSegment } from '../support/flipt-snapshot.js';
 import { FliptEngineOracle, v1Width } from './flipt-engine.js';
 import { constraintQuirk, type Quirk } from './quirks.js';

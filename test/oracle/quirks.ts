@@ -14,7 +14,7 @@
  * The bucketing difference (the engine normalizes distribution widths, as Flipt v2 does) is not
  * here: it is neutralized for every case by rewriting the distributions (flipt-engine.ts).
  */
-import type { ComparisonType } from '../../src/state/model.js';
+import type { ComparisonType } from '../../src/model/enums.js';
 import type { GenConstraint, GenFlag, GenNamespace, GenRequest, GenSegmentRef } from '../support/random-state.js';
 
 export type Quirk =

@@ -13,12 +13,12 @@
  * store does after a swap), even-numbered ones by the interpreter: both are compared with Flipt.
  */
 import { prepareMatcher } from '../../src/evaluation/codegen.js';
-import { compileConstraint } from '../../src/evaluation/compile.js';
+import { compileConstraint } from '../../src/evaluation/compile-segments.js';
 import { matchConstraint } from '../../src/evaluation/constraints.js';
 import { evaluateBoolean, evaluateVariant } from '../../src/evaluation/index.js';
 import { load } from '../../src/state/load.js';
-import type { Snapshot } from '../../src/state/model.js';
-import type { Problem } from '../../src/state/problem.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
+import type { Problem } from '../../src/model/problem.js';
 import { toFliptSnapshots } from '../support/flipt-snapshot.js';
 import {
   evalRng,

@@ -10,7 +10,7 @@ import { Code, VexilError } from '../../src/errors.js';
 import { diffReport, diffReportSteps, type ReportOptions } from '../../src/diff/report.js';
 import type { Steps } from '../../src/diff/steps.js';
 import { load } from '../../src/state/load.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 import { createDiffSlices } from '../../src/server/diff-slices.js';
 import { changedState } from '../support/changed-state.js';
 import { generateState } from '../support/generate-state.js';

@@ -2,13 +2,13 @@
  * Generated matchers are made off the request path (store/matcher-warmup.ts after each swap): a
  * flag evaluated for the first time through the server already runs its generated code, and so
  * does a flag changed by a reload. Each flag's matcher cell counts the calls the interpreter
- * answered (compile.ts MatcherCell.interpreted): it stays 0. The answers are the interpreter's.
+ * answered (model/compiled.ts MatcherCell.interpreted): it stays 0. The answers are the interpreter's.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { interpretBoolean } from '../../src/evaluation/boolean.js';
-import type { CompiledFlag } from '../../src/evaluation/compile.js';
+import type { CompiledFlag } from '../../src/model/compiled.js';
 import { interpretVariant } from '../../src/evaluation/variant.js';
 import type { SnapshotStore } from '../../src/store/types.js';
 import { nextEvent } from '../store/temp-state.js';

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { load } from '../../src/state/load.js';
 import type { BuildCache, ParseCache, StateFile } from '../../src/state/load.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 
 const enc = new TextEncoder();
 const file = (path: string, text: string, contentId: string): StateFile => ({ path, bytes: enc.encode(text), contentId });

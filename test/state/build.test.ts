@@ -3,7 +3,7 @@ import { serializeAttachment } from '../../src/state/attachment.js';
 import { FlagIds, SegmentIds, stateId } from '../../src/state/ids.js';
 import { load } from '../../src/state/load.js';
 import type { StateFile } from '../../src/state/load.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 import { generateState } from '../support/generate-state.js';
 import { readFixture } from '../support/state-fixture.js';
 

@@ -2,7 +2,7 @@ import t from 'tap';
 import { load } from '../../src/state/load.js';
 import type { BuildCache, StateFile } from '../../src/state/load.js';
 import { contentKey, sameContent } from '../../src/state/intern.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 import { createBuildCache } from '../../src/store/build-cache.js';
 import { createParseCache } from '../../src/store/parse-cache.js';
 

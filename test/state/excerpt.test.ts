@@ -5,7 +5,7 @@
  */
 import t from 'tap';
 import { CUT, EXCERPT_MAX_LINE_CHARS, MAX_EXCERPTED_PROBLEMS, excerptsOf, problemExcerpt, withExcerpts } from '../../src/state/excerpt.js';
-import type { Problem } from '../../src/state/problem.js';
+import type { Problem } from '../../src/model/problem.js';
 
 const TEXT = ['one', 'two', 'three', 'four', 'five', 'six', 'seven'].join('\n');
 

@@ -9,7 +9,7 @@ import t from 'tap';
 import jsYaml from 'js-yaml';
 import { problemExcerpt } from '../../src/state/excerpt.js';
 import { load } from '../../src/state/load.js';
-import type { Problem } from '../../src/state/problem.js';
+import type { Problem } from '../../src/model/problem.js';
 import type { StateFile } from '../../src/state/load.js';
 import { fixtureDir, fixtureFile, listFiles } from '../support/state-fixture.js';
 import { mulberry32 } from '../support/prng.js';

@@ -2,7 +2,7 @@ import t from 'tap';
 import type { Test } from 'tap';
 import { load } from '../../src/state/load.js';
 import type { ParseCache, StateFile } from '../../src/state/load.js';
-import type { Flag, Snapshot } from '../../src/state/model.js';
+import type { Flag, Snapshot } from '../../src/model/snapshot.js';
 import { fixtureFile, readFixture } from '../support/state-fixture.js';
 
 const enc = new TextEncoder();

@@ -3,7 +3,7 @@ import { problemExcerpt } from '../../src/state/excerpt.js';
 import { load } from '../../src/state/load.js';
 import { YAML_PACKAGE_LIMIT } from '../../src/state/locate.js';
 import type { StateFile } from '../../src/state/load.js';
-import type { Problem } from '../../src/state/problem.js';
+import type { Problem } from '../../src/model/problem.js';
 import { fixtureDir, fixtureFile, listFiles, readFixture } from '../support/state-fixture.js';
 
 const enc = new TextEncoder();

@@ -10,7 +10,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logger.js';
 import { startHttpServer } from '../../src/server/http.js';
 import { createLocalSource } from '../../src/sources/local.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { nextEvent, tempState, useFixture } from './temp-state.js';
 

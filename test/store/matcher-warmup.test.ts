@@ -4,9 +4,9 @@
  * snapshot of a reference replaces the older one's walk; close stops it.
  */
 import t from 'tap';
-import type { CompiledFlag } from '../../src/evaluation/compile.js';
+import type { CompiledFlag } from '../../src/model/compiled.js';
 import { load } from '../../src/state/load.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 import { createMatcherWarmup } from '../../src/store/matcher-warmup.js';
 import { generateState } from '../support/generate-state.js';
 

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { VexilError } from '../../src/errors.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../../src/sources/local.js';
 import type { Source } from '../../src/sources/types.js';
-import type { Snapshot } from '../../src/state/model.js';
+import type { Snapshot } from '../../src/model/snapshot.js';
 import { InvalidStateError } from '../../src/store/invalid-state-error.js';
 import { createSnapshotStore, type ManagedSnapshotStore } from '../../src/store/snapshot-store.js';
 import type { StoreEvent } from '../../src/store/types.js';

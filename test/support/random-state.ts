@@ -18,7 +18,7 @@
  * Flipt v1 (Go) and the WASM engine (Rust) read them differently; see test/oracle/quirks.ts.
  */
 import jsYaml from 'js-yaml';
-import type { ComparisonType, MatchType, SegmentOperator } from '../../src/state/model.js';
+import type { ComparisonType, MatchType, SegmentOperator } from '../../src/model/enums.js';
 import { mulberry32 } from './prng.js';
 export { mulberry32 };
 

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { INDEX_FILE_NAMES, selectStateFiles } from '../../src/state/load.js';
 import type { StateFile } from '../../src/state/load.js';
-import type { Problem } from '../../src/state/problem.js';
+import type { Problem } from '../../src/model/problem.js';
 
 export const STATE_FIXTURES = fileURLToPath(new URL('../../fixtures/state/', import.meta.url));
 

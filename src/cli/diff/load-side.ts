@@ -12,8 +12,8 @@ import { atomicFs } from '../../sources/git/atomic-fs.js';
 import { createGitSource } from '../../sources/git.js';
 import { readState } from '../../sources/read-state.js';
 import type { SourceFile } from '../../sources/types.js';
-import type { Snapshot } from '../../state/model.js';
-import type { Problem } from '../../state/problem.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import type { Problem } from '../../model/problem.js';
 import { loadLocalState } from '../local-state.js';
 
 export interface LoadedSide {

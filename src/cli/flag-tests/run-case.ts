@@ -6,8 +6,8 @@ import { isDeepStrictEqual } from 'node:util';
 import { VexilError } from '../../errors.js';
 import { explain } from '../../evaluation/explain.js';
 import { evaluateBoolean, evaluateVariant, findFlag } from '../../evaluation/index.js';
-import type { EvaluationRequest } from '../../evaluation/types.js';
-import type { Snapshot } from '../../state/model.js';
+import type { EvaluationRequest } from '../../model/evaluation-request.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import type { Actual, CaseResult, Expectation, Mismatch, TestCase } from './types.js';
 
 const VARIANT_ONLY = ['variant', 'match', 'attachment'] as const;

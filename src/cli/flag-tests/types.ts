@@ -1,8 +1,8 @@
 /** The shapes `vexil test` passes between reading test files, running cases and reporting. */
 import type { Explanation } from '../../evaluation/explain.js';
-import type { EvaluationReason } from '../../evaluation/types.js';
+import type { EvaluationReason } from '../../model/evaluation-result.js';
 import type { Expectation, TestCase } from '../../state/flag-tests/test-case.js';
-import type { Problem } from '../../state/problem.js';
+import type { Problem } from '../../model/problem.js';
 
 // A case as read from the state, shared with the server (src/sources/test-contexts.ts).
 export type { Expectation, TestCase } from '../../state/flag-tests/test-case.js';

@@ -18,7 +18,8 @@
  * - nothing depends on `X-Flipt-Accept-Server-Version`: the full document is always served.
  * Distribution `id`/`ruleId` are "" as in Flipt's: the engine does not read them.
  */
-import type { Constraint, Flag, Namespace, Rollout, Rule, Segment, SegmentOperator } from '../../state/model.js';
+import type { Constraint, Flag, Namespace, Rollout, Rule, Segment } from '../../model/snapshot.js';
+import type { SegmentOperator } from '../../model/enums.js';
 import { float32Number } from '../float32.js';
 
 export type SnapshotMatchType = 'ALL_SEGMENT_MATCH_TYPE' | 'ANY_SEGMENT_MATCH_TYPE';

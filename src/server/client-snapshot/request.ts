@@ -6,7 +6,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { notFound } from '../../errors.js';
 import type { Config } from '../../config/types.js';
-import type { Snapshot } from '../../state/model.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import { ifNoneMatchHits } from '../conditional.js';
 import { environmentReference, requestReference } from '../environments.js';
 import { servedSnapshot } from './served.js';

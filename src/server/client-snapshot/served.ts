@@ -15,7 +15,7 @@
  * does); clients do not read them, so a 304 across a rebuild loses nothing.
  */
 import { hash } from 'node:crypto';
-import type { Namespace, Snapshot } from '../../state/model.js';
+import type { Namespace, Snapshot } from '../../model/snapshot.js';
 import { snapshotDocumentText } from './document.js';
 
 export interface ServedSnapshot {

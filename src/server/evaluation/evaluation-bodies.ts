@@ -3,7 +3,7 @@
  * ones), with their field order, and the request timing they show. evaluation-json.ts writes
  * the same objects as text without building them.
  */
-import type { BooleanResult, VariantResult } from '../../evaluation/types.js';
+import type { BooleanResult, VariantResult } from '../../model/evaluation-result.js';
 import { isoTimestamp, nanosSince } from '../../http/clock.js';
 
 export interface Timing {

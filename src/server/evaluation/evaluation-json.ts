@@ -6,7 +6,7 @@
  * precomputes them), so their fragments are serialised once per result object. Results made per
  * call (not frozen) are serialised each time, the same way.
  */
-import type { BooleanResult, VariantResult } from '../../evaluation/types.js';
+import type { BooleanResult, VariantResult } from '../../model/evaluation-result.js';
 import { decimalText, jsonStrings, quote } from '../../http/json-text.js';
 import { newUuid } from '../uuid.js';
 import type { Timing } from './evaluation-bodies.js';

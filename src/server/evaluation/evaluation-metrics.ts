@@ -6,8 +6,9 @@
  */
 import { Code, VexilError } from '../../errors.js';
 import { evaluateBoolean, evaluateVariant } from '../../evaluation/index.js';
-import type { BooleanResult, EvaluationRequest, VariantResult } from '../../evaluation/types.js';
-import type { Snapshot } from '../../state/model.js';
+import type { BooleanResult, VariantResult } from '../../model/evaluation-result.js';
+import type { EvaluationRequest } from '../../model/evaluation-request.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import type { CounterSeries, ServerMetrics } from '../metrics.js';
 import type { ParsedEvaluationRequest } from './validate-request.js';
 

@@ -11,9 +11,9 @@
 import { Code, VexilError } from '../../errors.js';
 import { evaluateBoolean, evaluateVariant } from '../../evaluation/index.js';
 import { explain, type Explanation } from '../../evaluation/explain.js';
-import type { CompiledFlag, CompiledSegmentSet } from '../../evaluation/compile.js';
+import type { CompiledFlag, CompiledSegmentSet } from '../../model/compiled.js';
 import { findFlag } from '../../evaluation/lookup.js';
-import type { Snapshot } from '../../state/model.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import { newUuid } from '../uuid.js';
 import { booleanBody, timing, variantBody } from './evaluation-bodies.js';
 import type { ParsedEvaluationRequest } from './validate-request.js';

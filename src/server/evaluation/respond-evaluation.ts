@@ -5,8 +5,8 @@
  * fast path) answers through here.
  */
 import { evaluateBatch } from '../../evaluation/index.js';
-import type { BatchItemResult } from '../../evaluation/types.js';
-import type { Snapshot } from '../../state/model.js';
+import type { BatchItemResult } from '../../model/evaluation-result.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import type { ServerMetrics } from '../metrics.js';
 import { newUuid } from '../uuid.js';
 import { booleanBody, timing, variantBody } from './evaluation-bodies.js';

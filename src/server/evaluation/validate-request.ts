@@ -24,7 +24,7 @@
  *   every item; items may repeat it, but naming a different one is refused (vexil evaluates a
  *   request against exactly one snapshot; Flipt v1 mixed references here, §2.11).
  */
-import type { EvaluationRequest } from '../../evaluation/types.js';
+import type { EvaluationRequest } from '../../model/evaluation-request.js';
 import { field, invalidField, isPlainObject, optionalString } from '../../http/fields.js';
 import { MAX_CONTEXT_KEYS, MAX_CONTEXT_KEY_BYTES, MAX_CONTEXT_VALUE_BYTES } from '../../http/limits.js';
 

@@ -22,7 +22,7 @@
  * the default reference. A body naming one is refused rather than silently answered from another
  * branch; `/evaluate/v1` takes references.
  */
-import type { EvaluationRequest } from '../../evaluation/types.js';
+import type { EvaluationRequest } from '../../model/evaluation-request.js';
 import { field, invalidField, isPlainObject, optionalString } from '../../http/fields.js';
 import { parseEvaluationRequest } from '../evaluation/validate-request.js';
 

@@ -18,8 +18,9 @@
  * exist is left out; otherwise it fails the batch with its 404, as any other error does.
  */
 import { Code, VexilError } from '../../errors.js';
-import type { EvaluationRequest, VariantResult } from '../../evaluation/types.js';
-import type { Snapshot } from '../../state/model.js';
+import type { EvaluationRequest } from '../../model/evaluation-request.js';
+import type { VariantResult } from '../../model/evaluation-result.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import { timing } from '../evaluation/evaluation-bodies.js';
 import { evaluateVariantCounted } from '../evaluation/evaluation-metrics.js';
 import type { ServerMetrics } from '../metrics.js';

@@ -14,7 +14,7 @@
  */
 import { Code, VexilError, notFound } from '../../errors.js';
 import { goQuote } from '../../evaluation/lookup.js';
-import type { Namespace, Snapshot } from '../../state/model.js';
+import type { Namespace, Snapshot } from '../../model/snapshot.js';
 import type { ServerMetrics } from '../metrics.js';
 import { notAboutTheFlag } from './errors.js';
 import { evaluatedFlagText } from './evaluate.js';

@@ -14,7 +14,7 @@
  * quoted, weak and bare forms alike).
  */
 import { hash } from 'node:crypto';
-import type { Namespace, Snapshot } from '../../state/model.js';
+import type { Namespace, Snapshot } from '../../model/snapshot.js';
 import { snapshotEtag } from '../client-snapshot/served.js';
 import type { OfrepBulkRequest } from './request.js';
 

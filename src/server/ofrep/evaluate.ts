@@ -15,9 +15,9 @@
  * A response is a pure function of the flag key and the result object, and the evaluator hands
  * out the same frozen result objects again and again, so each one's JSON text is made once.
  */
-import type { BooleanResult, EvaluationReason, VariantResult } from '../../evaluation/types.js';
+import type { BooleanResult, EvaluationReason, VariantResult } from '../../model/evaluation-result.js';
 import { lookupFlag } from '../../evaluation/lookup.js';
-import type { Snapshot } from '../../state/model.js';
+import type { Snapshot } from '../../model/snapshot.js';
 import { evaluateBooleanCounted, evaluateVariantCounted } from '../evaluation/evaluation-metrics.js';
 import type { ServerMetrics } from '../metrics.js';
 import type { OfrepRequest } from './request.js';

@@ -30,7 +30,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { Code, VexilError } from '../../errors.js';
 import { monotonicMs } from '../../http/clock.js';
-import type { Namespace, Snapshot } from '../../state/model.js';
+import type { Namespace, Snapshot } from '../../model/snapshot.js';
 import type { SnapshotStore } from '../../store/types.js';
 import { servedSnapshot, snapshotEtag } from '../client-snapshot/served.js';
 import {

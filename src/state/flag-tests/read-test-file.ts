@@ -7,8 +7,8 @@
 import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject } from 'ajv';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair } from 'yaml';
-import type { EvaluationReason } from '../../evaluation/types.js';
-import type { Problem } from '../problem.js';
+import type { EvaluationReason } from '../../model/evaluation-result.js';
+import type { Problem } from '../../model/problem.js';
 import type { Expectation, TestCase } from './test-case.js';
 import { pointerToPath } from '../json-pointer.js';
 

@@ -1,5 +1,5 @@
 /** One case of a flag test file (`*.test.yml`, the index's `tests:`), as read from the state. */
-import type { EvaluationReason } from '../../evaluation/types.js';
+import type { EvaluationReason } from '../../model/evaluation-result.js';
 
 /** What a case compares; only the fields given. `reason` is always the long form here. */
 export interface Expectation {

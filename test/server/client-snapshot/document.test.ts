@@ -15,7 +15,7 @@ import { parseAllDocuments } from 'yaml';
 import { snapshotDocument, snapshotDocumentText, type SnapshotDocument } from '../../../src/server/client-snapshot/document.js';
 import { float32Number } from '../../../src/server/float32.js';
 import { load, selectStateFiles } from '../../../src/state/load.js';
-import type { Namespace, Snapshot } from '../../../src/state/model.js';
+import type { Namespace, Snapshot } from '../../../src/model/snapshot.js';
 import { toFliptSnapshot } from '../../support/flipt-snapshot.js';
 import { mulberry32 } from '../../support/prng.js';
 import { generateState, stateRng, toFeaturesYaml } from '../../support/random-state.js';

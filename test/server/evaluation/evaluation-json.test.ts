@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import t from 'tap';
-import type { BooleanResult, EvaluationReason, VariantResult } from '../../../src/evaluation/types.js';
+import type { BooleanResult, EvaluationReason, VariantResult } from '../../../src/model/evaluation-result.js';
 import { booleanResult, variantResult } from '../../../src/evaluation/results.js';
 import { booleanBody, variantBody, type Timing } from '../../../src/server/evaluation/evaluation-bodies.js';
 import { booleanJson, variantJson } from '../../../src/server/evaluation/evaluation-json.js';

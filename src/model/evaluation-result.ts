@@ -1,18 +1,14 @@
-/** Inputs and outputs of the pure evaluators (transport fields like timestamp are added by callers). */
+/**
+ * What the pure evaluators answer: variant, boolean and batch results and their reasons (transport
+ * fields like timestamp are added by callers). Types only (ground floor): the evaluators
+ * (`evaluation/`), the compiled program's precomputed results (compiled.ts), the HTTP answers
+ * and the CLI share them. Results are built by `evaluation/results.ts`.
+ */
 export type EvaluationReason =
   | 'UNKNOWN_EVALUATION_REASON'
   | 'FLAG_DISABLED_EVALUATION_REASON'
   | 'MATCH_EVALUATION_REASON'
   | 'DEFAULT_EVALUATION_REASON';
-
-export interface EvaluationRequest {
-  /** Empty means `default`. */
-  readonly namespaceKey: string;
-  readonly flagKey: string;
-  readonly entityId: string;
-  /** A missing key reads as "" (absent and empty are the same, as in Flipt). */
-  readonly context: Readonly<Record<string, string>>;
-}
 
 export interface VariantResult {
   readonly flagKey: string;

@@ -1,22 +1,13 @@
 /**
  * The immutable snapshot: what one revision of one reference of flag state holds.
- * Built once by `state/build.ts` (deeply frozen), then only read: by the HTTP read API,
- * by evaluation, by the CLI. Everything evaluation needs is precomputed at build time
- * in `Flag.compiled` (see `evaluation/compile.ts`).
+ * Built once by `state/build.ts` (deeply frozen, see freeze.ts), then only read: by the HTTP read
+ * API, by evaluation, by the CLI. Everything evaluation needs is precomputed at build time in
+ * `Flag.compiled` (shapes in compiled.ts, made by `evaluation/compile.ts`).
+ * Types only: part of the ground floor every layer may import, so it imports nothing above `model/`.
  */
-import type { CompiledFlag } from '../evaluation/compile.js';
+import type { CompiledFlag } from './compiled.js';
+import type { FlagType, MatchType, ComparisonType, RolloutType, SegmentOperator } from './enums.js';
 import type { Problem } from './problem.js';
-
-export type FlagType = 'VARIANT_FLAG_TYPE' | 'BOOLEAN_FLAG_TYPE';
-export type MatchType = 'ALL_MATCH_TYPE' | 'ANY_MATCH_TYPE';
-export type SegmentOperator = 'OR_SEGMENT_OPERATOR' | 'AND_SEGMENT_OPERATOR';
-export type ComparisonType =
-  | 'STRING_COMPARISON_TYPE'
-  | 'NUMBER_COMPARISON_TYPE'
-  | 'BOOLEAN_COMPARISON_TYPE'
-  | 'DATETIME_COMPARISON_TYPE'
-  | 'ENTITY_ID_COMPARISON_TYPE';
-export type RolloutType = 'UNKNOWN_ROLLOUT_TYPE' | 'SEGMENT_ROLLOUT_TYPE' | 'THRESHOLD_ROLLOUT_TYPE';
 
 export interface Snapshot {
   /** The reference this snapshot serves (`main`, a tag, `local` for the local backend...). */
