@@ -49,7 +49,7 @@ export interface Config {
   cors: CorsConfig;
   /** The web UI at `/` and `/ui/...` (src/server/ui-assets.ts). */
   ui: { enabled: boolean }; // default true
-  /** Folder for state kept between runs; absent = the OS data folder (see src/auth/data-dir.ts). */
+  /** Folder for state kept between runs; absent = the OS data folder (see src/config/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;
 }
