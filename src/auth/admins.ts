@@ -18,8 +18,7 @@
  */
 import type { AuthenticationAdmins } from '../config/types.js';
 import { CODE_HOST_METADATA } from './code-host/access.js';
-import { CLUSTER_METADATA } from './methods/cluster.js';
-import { TOKEN_METADATA, type Authentication } from './types.js';
+import { CLUSTER_METADATA, TOKEN_METADATA, type Authentication } from './types.js';
 
 export interface AdminPolicy {
   /** True when `authentication.admins` is set (else everyone administers every token). */

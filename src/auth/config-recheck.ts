@@ -14,8 +14,7 @@
 import type { AuthenticationConfig } from '../config/types.js';
 import { CODE_HOST_METADATA, decideAccess, needsMemberships, type AccessPolicy } from './code-host/access.js';
 import type { TeamMembership } from './code-host/api.js';
-import { OIDC_METADATA } from './methods/oidc.js';
-import type { Authentication, Method } from './types.js';
+import { OIDC_METADATA, type Authentication, type Method } from './types.js';
 
 const CONFIG_KEY: Readonly<Record<Exclude<Method, 'METHOD_JWT'>, keyof AuthenticationConfig['methods']>> = {
   METHOD_TOKEN: 'token',

@@ -21,8 +21,8 @@ import type { Logger } from 'pino';
 import { Code, VexilError, unauthenticated } from '../errors.js';
 import { readJson } from '../http/body.js';
 import { field, isPlainObject } from '../http/fields.js';
-import type { AppState } from '../server/context.js';
-import { headerTwin } from '../server/header-twins.js';
+import type { AppState } from '../http/context.js';
+import { headerTwin } from '../http/header-twins.js';
 import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
 import { clearCookie } from './cookies.js';
 import { CSRF_COOKIE, csrfProblem, csrfRefusal, type CsrfConfig } from './csrf.js';
@@ -31,7 +31,7 @@ import type { AuthMethod } from './methods/types.js';
 import type { AuthService, LookupResult } from './service.js';
 import { CLIENT_TOKEN_COOKIE, STATE_COOKIE, scopedNamespace, type Authentication } from './types.js';
 
-declare module '../server/context.js' {
+declare module '../http/context.js' {
   interface AppState {
     /** The caller's authentication, when the request presented a valid credential that was checked. */
     authentication?: Authentication;

@@ -15,10 +15,7 @@
  * tokens no one but the admins can see.
  */
 import { CODE_HOST_METADATA } from './code-host/access.js';
-import { CLUSTER_METADATA } from './methods/cluster.js';
-import { JWT_METADATA } from './methods/jwt.js';
-import { OIDC_METADATA } from './methods/oidc.js';
-import type { Authentication } from './types.js';
+import { CLUSTER_METADATA, JWT_METADATA, OIDC_METADATA, type Authentication } from './types.js';
 
 const nonEmpty = (v: string | undefined): string | undefined => (v === undefined || v === '' ? undefined : v);
 

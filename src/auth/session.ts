@@ -26,7 +26,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Code, VexilError } from '../errors.js';
 import type { AuthenticationConfig } from '../config/types.js';
 import { trimSlashes } from '../http/url.js';
-import type { AppRouterContext } from '../server/context.js';
+import type { AppRouterContext } from '../http/context.js';
 import { sessionCookie, type CookieAttributes } from './cookies.js';
 import { csrfCookie } from './csrf.js';
 import { sealLoginState, unsealLoginState, type LoginData } from './login-state.js';

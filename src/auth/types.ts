@@ -16,10 +16,41 @@ export const METHOD_NUMBERS: Readonly<Record<Method, number>> = {
   METHOD_JWT: 5,
 };
 
+/**
+ * The metadata keys each method writes on the records it creates. Kept here, below the methods,
+ * because other parts read them too (principal.ts, admins.ts, config-recheck.ts); the code-host
+ * method's keys live with its access rules (code-host/access.ts).
+ */
 export const TOKEN_METADATA = {
   name: 'io.svc.auth.token.name',
   description: 'io.svc.auth.token.description',
   namespace: 'io.svc.auth.token.namespace',
+} as const;
+
+export const OIDC_METADATA = {
+  email: 'io.svc.auth.oidc.email',
+  emailVerified: 'io.svc.auth.oidc.email_verified',
+  name: 'io.svc.auth.oidc.name',
+  picture: 'io.svc.auth.oidc.picture',
+  provider: 'io.svc.auth.oidc.provider',
+  sub: 'io.svc.auth.oidc.sub',
+} as const;
+
+export const CLUSTER_METADATA = {
+  namespace: 'io.svc.auth.cluster.namespace',
+  podName: 'io.svc.auth.cluster.pod.name',
+  podUid: 'io.svc.auth.cluster.pod.uid',
+  serviceAccountName: 'io.svc.auth.cluster.serviceaccount.name',
+  serviceAccountUid: 'io.svc.auth.cluster.serviceaccount.uid',
+} as const;
+
+export const JWT_METADATA = {
+  issuer: 'io.svc.auth.jwt.issuer',
+  email: 'io.svc.auth.jwt.email',
+  sub: 'io.svc.auth.jwt.sub',
+  picture: 'io.svc.auth.jwt.picture',
+  name: 'io.svc.auth.jwt.name',
+  role: 'io.svc.auth.jwt.role',
 } as const;
 
 /** The cookie a browser presents instead of an Authorization header. */

@@ -56,7 +56,7 @@ export interface Config {
     /** ms diff work may hold the serving thread before other requests get their turn (default 200us). */
     slice: number;
   };
-  /** Folder for state kept between runs; absent = the OS data folder (see src/auth/data-dir.ts). */
+  /** Folder for state kept between runs; absent = the OS data folder (see src/config/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;
 }

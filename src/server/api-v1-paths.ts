@@ -3,7 +3,7 @@
  * (routes/management.ts) and the refused writes (routes/writes.ts): the namespaced form, and the
  * legacy unnamespaced one that addresses namespace `default`.
  */
-import type { AppRouterContext } from './context.js';
+import type { AppRouterContext } from '../http/context.js';
 
 export const NAMESPACED = '/api/v1/namespaces/:namespaceKey';
 export const LEGACY = '/api/v1';

@@ -12,7 +12,7 @@ import type { Config } from '../config/types.js';
 import type { SnapshotStore } from '../store/types.js';
 import { VERSION } from '../version.js';
 import { checkPathEncoding, parseQueryString } from '../http/url.js';
-import type { AppState } from './context.js';
+import type { AppState } from '../http/context.js';
 import { compressLargeReads } from './compress.js';
 import { corsMiddleware, createCorsPolicy } from './cors.js';
 import { createDiffSlices } from './diff-slices.js';

@@ -22,13 +22,13 @@
 import type { Middleware } from 'koa';
 import type { CorsConfig } from '../config/types.js';
 import { originList } from '../http/origins.js';
-import type { AppState } from './context.js';
-import { twinHeaderNames } from './header-twins.js';
+import type { AppState } from '../http/context.js';
+import { twinHeaderNames } from '../http/header-twins.js';
 
 /**
  * Request headers the real clients send (Flipt's SDKs, the OpenFeature providers, the UI), in
  * lower case: the standard ones, and both spellings of every header carrying meaning
- * (header-twins.ts: `x-flipt-environment`, `x-svc-namespace`, ...). Flipt's default list lacks
+ * (http/header-twins.ts: `x-flipt-environment`, `x-svc-namespace`, ...). Flipt's default list lacks
  * `x-flipt-environment` and `if-none-match`, which its own browser SDK sends, so that SDK cannot
  * refresh from another origin; vexil always allows them.
  */

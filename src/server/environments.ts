@@ -8,7 +8,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { notFound } from '../errors.js';
 import type { Config } from '../config/types.js';
-import { headerTwin } from './header-twins.js';
+import { headerTwin } from '../http/header-twins.js';
 
 export const DEFAULT_ENVIRONMENT = 'default';
 

@@ -7,11 +7,11 @@
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { AppState } from './context.js';
+import type { AppState } from '../http/context.js';
 import { Code, INTERNAL_MESSAGE, toVexilError, type VexilError } from '../errors.js';
 import { trimSlashes } from '../http/url.js';
 
-declare module './context.js' {
+declare module '../http/context.js' {
   interface AppState {
     /** Set by routes a browser navigates to (login callbacks): an error is a page when HTML is preferred. */
     errorPage?: boolean;

@@ -3,8 +3,15 @@ import type { ParameterizedContext } from 'koa';
 import { notFound } from '../errors.js';
 import type { Snapshot } from '../model/snapshot.js';
 import type { SnapshotStore } from '../store/types.js';
-import type { AppState } from './context.js';
+import type { AppState } from '../http/context.js';
 import { namespaceView, type NamespaceView } from './shapes.js';
+
+declare module '../http/context.js' {
+  interface AppState {
+    /** The snapshot the request read, once resolved (one per request). */
+    snapshot?: Snapshot;
+  }
+}
 
 /** `reference` absent or "" reads the default reference; the store throws NotFound for an unknown one. */
 export async function readSnapshot(

@@ -11,7 +11,7 @@ import type { RequestLogging } from '../config/types.js';
 import type { SnapshotStore } from '../store/types.js';
 import { monotonicMs, nanosSince } from '../http/clock.js';
 import { decimalText, quote } from '../http/json-text.js';
-import type { AppState } from './context.js';
+import type { AppState } from '../http/context.js';
 import type { Health } from './health.js';
 import { newUuid } from './uuid.js';
 import type { ServerMetrics } from './metrics.js';

@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import type { Middleware } from 'koa';
 import { isUiPath } from '../http/ui-paths.js';
-import type { AppState } from './context.js';
+import type { AppState } from '../http/context.js';
 
 /** dist/ui of this package, from src/server (tsx) and from dist/server (built) alike. */
 export const UI_DIRECTORY = fileURLToPath(new URL('../../dist/ui/', import.meta.url));

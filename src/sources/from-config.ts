@@ -2,7 +2,7 @@
  * `storage.*` → the configured backend (source + store options + description): one entry point
  * for `vexil serve`, one branch per storage type. Relative paths resolve against ctx.baseDir.
  */
-import { resolveDataDir } from '../auth/data-dir.js';
+import { resolveDataDir } from '../config/data-dir.js';
 import type { Config } from '../config/types.js';
 import type { SourceLogger } from './types.js';
 import { gitStorageFromConfig } from './git/from-config.js';

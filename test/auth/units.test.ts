@@ -1,7 +1,7 @@
 /** Token values and digests, request classification, the default data folder. */
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { defaultDataDir } from '../../src/auth/data-dir.js';
+import { defaultDataDir } from '../../src/config/data-dir.js';
 import { classifyRequest } from '../../src/auth/scope.js';
 import { describePostgresUrl } from '../../src/auth/setup.js';
 import { digestToken, generateToken, hashToken, sameDigest } from '../../src/auth/token.js';

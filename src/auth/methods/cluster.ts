@@ -23,24 +23,16 @@ import type Router from '@koa/router';
 import { Code, VexilError } from '../../errors.js';
 import { field, invalidField, isPlainObject } from '../../http/fields.js';
 import { cleartextProblem } from '../../http/loopback.js';
-import { requestBody } from '../../server/request-body.js';
-import type { AppState } from '../../server/context.js';
-import { sendJson } from '../../server/respond.js';
+import { requestBody } from '../../http/request-body.js';
+import type { AppState } from '../../http/context.js';
+import { sendJson } from '../../http/respond.js';
 import { ASYMMETRIC_ALGORITHMS, createJwtVerifier, JwtRejected, type JwtVerifier } from '../jwt-verify.js';
 import type { AuthService, Created } from '../service.js';
 import { createTrustedFetch, type KeyFetch } from '../trusted-fetch.js';
-import { authenticationJson, type Clock } from '../types.js';
+import { authenticationJson, CLUSTER_METADATA, type Clock } from '../types.js';
 import type { AuthMethod, MethodDeps } from './types.js';
 
 export const CLUSTER_PATHS = ['/auth/v1/method/cluster/serviceaccount', '/auth/v1/method/kubernetes/serviceaccount'] as const;
-
-export const CLUSTER_METADATA = {
-  namespace: 'io.svc.auth.cluster.namespace',
-  podName: 'io.svc.auth.cluster.pod.name',
-  podUid: 'io.svc.auth.cluster.pod.uid',
-  serviceAccountName: 'io.svc.auth.cluster.serviceaccount.name',
-  serviceAccountUid: 'io.svc.auth.cluster.serviceaccount.uid',
-} as const;
 
 /** Service-account tokens are checked with a small skew only: the record expires with the token. */
 const CLUSTER_LEEWAY_SECONDS = 5;

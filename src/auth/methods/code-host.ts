@@ -22,8 +22,8 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { Code, VexilError } from '../../errors.js';
-import type { AppRouterContext } from '../../server/context.js';
-import { sendJson } from '../../server/respond.js';
+import type { AppRouterContext } from '../../http/context.js';
+import { sendJson } from '../../http/respond.js';
 import { trimTrailingCharacter } from '../../text.js';
 import { codeHostMetadata, decideAccess, needsMemberships, type Memberships } from '../code-host/access.js';
 import { CodeHostError, createCodeHostClient, type CodeHostUser } from '../code-host/api.js';

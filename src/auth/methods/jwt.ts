@@ -20,7 +20,7 @@ import { Code, VexilError, unauthenticated } from '../../errors.js';
 import { createJwtVerifier, JwtRejected, readPublicKeyFile, type JwtVerifier, type KeySource } from '../jwt-verify.js';
 import { createTrustedFetch, type KeyFetch } from '../trusted-fetch.js';
 import { tokenKey } from '../token.js';
-import type { Authentication, Clock } from '../types.js';
+import { JWT_METADATA, type Authentication, type Clock } from '../types.js';
 import type { AuthMethod, MethodDeps } from './types.js';
 
 export const JWT_ALGORITHMS = ['RS256', 'RS512', 'ES256', 'ES512', 'EdDSA'] as const;
@@ -29,15 +29,6 @@ export const JWT_SCHEME = 'JWT';
 export const MAX_CACHED_TOKENS = 10_000;
 /** Retry-After (seconds) of the 503 a request gets while the key set cannot be fetched. */
 export const KEYS_UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
-
-export const JWT_METADATA = {
-  issuer: 'io.svc.auth.jwt.issuer',
-  email: 'io.svc.auth.jwt.email',
-  sub: 'io.svc.auth.jwt.sub',
-  picture: 'io.svc.auth.jwt.picture',
-  name: 'io.svc.auth.jwt.name',
-  role: 'io.svc.auth.jwt.role',
-} as const;
 
 /** Claims under this prefix are copied into the metadata verbatim (Flipt: `io.flipt.auth`). */
 const COPIED_PREFIX = 'io.svc.auth';

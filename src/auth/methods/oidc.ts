@@ -24,20 +24,11 @@ import * as client from 'openid-client';
 import { Code, VexilError, notFound } from '../../errors.js';
 import { trimTrailingCharacter } from '../../text.js';
 import { compileEmailMatches, emailProblem } from '../email-match.js';
-import type { AppRouterContext } from '../../server/context.js';
-import { sendJson } from '../../server/respond.js';
+import type { AppRouterContext } from '../../http/context.js';
+import { sendJson } from '../../http/respond.js';
 import { respondWithSession } from '../session.js';
-import { STATE_COOKIE, type Authentication } from '../types.js';
+import { OIDC_METADATA, STATE_COOKIE, type Authentication } from '../types.js';
 import type { AuthMethod, DescribeContext, MethodDeps } from './types.js';
-
-export const OIDC_METADATA = {
-  email: 'io.svc.auth.oidc.email',
-  emailVerified: 'io.svc.auth.oidc.email_verified',
-  name: 'io.svc.auth.oidc.name',
-  picture: 'io.svc.auth.oidc.picture',
-  provider: 'io.svc.auth.oidc.provider',
-  sub: 'io.svc.auth.oidc.sub',
-} as const;
 
 /** Seconds one discovery or token request may take. */
 const PROVIDER_TIMEOUT_S = 10;

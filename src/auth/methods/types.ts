@@ -15,7 +15,7 @@
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { AuthenticationConfig } from '../../config/types.js';
-import type { AppState } from '../../server/context.js';
+import type { AppState } from '../../http/context.js';
 import type { AuthService } from '../service.js';
 import type { Sessions } from '../session.js';
 import type { Authentication, Clock, Method } from '../types.js';

@@ -4,7 +4,7 @@
  * Relative paths in the config file resolve against its folder, others against the working folder.
  */
 import { dirname, join, resolve } from 'node:path';
-import { defaultDataDir } from '../../auth/data-dir.js';
+import { defaultDataDir } from '../../config/data-dir.js';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/types.js';
 import type { RegistryCredentials } from '../../sources/oci/types.js';

@@ -7,7 +7,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/types.js';
 import { namespaceOf } from '../../evaluation/lookup.js';
 import { requestReference } from '../environments.js';
-import { headerTwin } from '../header-twins.js';
+import { headerTwin } from '../../http/header-twins.js';
 import { notAboutTheFlag } from './errors.js';
 
 /** `X-Svc-Namespace` / `X-Flipt-Namespace`, else `default`; 400 when the two disagree. */

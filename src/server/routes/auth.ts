@@ -13,9 +13,9 @@ import type { AuthenticationConfig } from '../../config/types.js';
 import { readJsonObject } from '../../http/body.js';
 import { invalidField } from '../../http/fields.js';
 import { trimSlashes } from '../../http/url.js';
-import type { AppRouterContext, AppState } from '../context.js';
+import type { AppRouterContext, AppState } from '../../http/context.js';
 import { parsePageParams } from '../pagination.js';
-import { sendJson } from '../respond.js';
+import { sendJson } from '../../http/respond.js';
 
 /** `X-Forwarded-Prefix` joined in front of a path (reference §2.4). */
 function prefixed(ctx: AppRouterContext, path: string): string {

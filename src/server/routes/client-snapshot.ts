@@ -16,7 +16,7 @@ import type Router from '@koa/router';
 import type { Config } from '../../config/types.js';
 import type { SnapshotStore } from '../../store/types.js';
 import { clientSnapshotAnswer, clientSnapshotReference } from '../client-snapshot/request.js';
-import type { AppRouterContext, AppState } from '../context.js';
+import type { AppRouterContext, AppState } from '../../http/context.js';
 import { readSnapshot } from '../read-snapshot.js';
 
 export interface ClientSnapshotRoutesDeps {

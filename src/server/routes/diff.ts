@@ -14,9 +14,9 @@ import { diffReportSteps } from '../../diff/report.js';
 import { invalidArgument } from '../../errors.js';
 import { testContextsOf } from '../../sources/test-contexts.js';
 import type { SnapshotStore } from '../../store/types.js';
-import type { AppState } from '../context.js';
+import type { AppState } from '../../http/context.js';
+import { sendJson } from '../../http/respond.js';
 import type { DiffSlices } from '../diff-slices.js';
-import { sendJson } from '../respond.js';
 
 const clip = (v: string) => (v.length > 64 ? `${v.slice(0, 64)}…` : v);
 

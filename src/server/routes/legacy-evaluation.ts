@@ -13,12 +13,12 @@
 import type Router from '@koa/router';
 import { asJsonObject } from '../../http/body.js';
 import type { SnapshotStore } from '../../store/types.js';
-import type { AppRouterContext, AppState } from '../context.js';
+import type { AppRouterContext, AppState } from '../../http/context.js';
 import { parseLegacyBatch, parseLegacyEvaluation } from '../legacy-evaluation/parse.js';
 import { legacyBatchResponse, legacyEvaluationResponse } from '../legacy-evaluation/respond.js';
 import type { ServerMetrics } from '../metrics.js';
-import { requestBody } from '../request-body.js';
-import { sendJson } from '../respond.js';
+import { requestBody } from '../../http/request-body.js';
+import { sendJson } from '../../http/respond.js';
 import { readSnapshot } from '../read-snapshot.js';
 
 export function registerLegacyEvaluationRoutes(router: Router<AppState>, deps: { store: SnapshotStore; metrics: ServerMetrics }): void {

@@ -7,9 +7,9 @@ import type Router from '@koa/router';
 import { notFound } from '../../errors.js';
 import type { SnapshotStore } from '../../store/types.js';
 import { LEGACY, NAMESPACED, namespaceParam } from '../api-v1-paths.js';
-import type { AppRouterContext, AppState } from '../context.js';
+import type { AppRouterContext, AppState } from '../../http/context.js';
 import { paginate, parsePageParams, requireLimitWhenPaging } from '../pagination.js';
-import { sendJson } from '../respond.js';
+import { sendJson } from '../../http/respond.js';
 import { namespacesOf } from '../shapes.js';
 import { namespaceOr404, readSnapshot } from '../read-snapshot.js';
 

@@ -7,10 +7,10 @@ import type Router from '@koa/router';
 import type { StoreStatus } from '../../auth/store-health.js';
 import { Code, VexilError } from '../../errors.js';
 import type { RefStatus, SnapshotStore } from '../../store/types.js';
-import type { AppState } from '../context.js';
+import type { AppState } from '../../http/context.js';
 import type { Health } from '../health.js';
 import type { ServerMetrics } from '../metrics.js';
-import { sendJson } from '../respond.js';
+import { sendJson } from '../../http/respond.js';
 
 export interface VersionInfo {
   version: string;

@@ -20,7 +20,7 @@ import type Router from '@koa/router';
 import type { Config } from '../../config/types.js';
 import type { SnapshotStore } from '../../store/types.js';
 import { ifNoneMatchHits } from '../conditional.js';
-import type { AppRouterContext, AppState } from '../context.js';
+import type { AppRouterContext, AppState } from '../../http/context.js';
 import type { ServerMetrics } from '../metrics.js';
 import { bulkNamespace, bulkText } from '../ofrep/bulk.js';
 import { ofrepConfiguration } from '../ofrep/configuration.js';
@@ -28,8 +28,8 @@ import { bulkEtag } from '../ofrep/etag.js';
 import { evaluatedFlagText } from '../ofrep/evaluate.js';
 import { parseOfrepBulkRequest, parseOfrepRequest } from '../ofrep/request.js';
 import { ofrepNamespace, ofrepReference, referenceFailure } from '../ofrep/target.js';
-import { requestBody } from '../request-body.js';
-import { sendJson, sendJsonText } from '../respond.js';
+import { requestBody } from '../../http/request-body.js';
+import { sendJson, sendJsonText } from '../../http/respond.js';
 import { readSnapshot } from '../read-snapshot.js';
 
 export interface OfrepRoutesDeps {

@@ -24,7 +24,7 @@ import type { AuthGate } from '../../auth/middleware.js';
 import type { Clock } from '../../auth/types.js';
 import type { Config } from '../../config/types.js';
 import type { SnapshotStore } from '../../store/types.js';
-import type { AppRouterContext, AppState } from '../context.js';
+import type { AppRouterContext, AppState } from '../../http/context.js';
 import { clientSnapshotReference } from '../client-snapshot/request.js';
 import { NDJSON_CONTENT_TYPE, SSE_CONTENT_TYPE } from '../streams/frames.js';
 import type { StreamHub, StreamProtocol } from '../streams/hub.js';

@@ -12,7 +12,7 @@
 import type { Logger } from 'pino';
 import type { AuthGate, AuthRequest } from '../../auth/middleware.js';
 import { acceptedUntil, type Authentication, type Clock } from '../../auth/types.js';
-import type { AppContext } from '../context.js';
+import type { AppContext } from '../../http/context.js';
 
 export interface StreamAuthentication {
   /** Resolves with the authentication that still passes (undefined: none needed now); rejects when refused. */

@@ -1,24 +1,21 @@
 /**
- * `storage.git.*` → the git source and the store options that go with it (what `vexil serve`
+ * `storage.git.*` → the git source and the reference policy that goes with it (what `vexil serve`
  * wires). Relative paths (a local repository, ca_cert_path, access_token_path, cache_dir) resolve
  * against `baseDir`: the config file's folder, else the working directory.
  */
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
 import type { Config } from '../../config/types.js';
-import type { SnapshotStoreOptions } from '../../store/snapshot-store.js';
 import { createGitSource, type GitSource } from '../git.js';
+import type { ReferencePolicy } from '../storage.js';
 import type { SourceLogger } from '../types.js';
 import { defaultCacheDir, gitAuth, gitConfigProblems, parseRepository } from './options.js';
 import { trimCharacter } from '../../text.js';
 
 export interface GitStorage {
   readonly source: GitSource;
-  /** The store options of a git source: default reference, polling, prebuild, eviction, staleness, caps on references built on request. */
-  readonly store: Pick<
-    SnapshotStoreOptions,
-    'defaultReference' | 'pollIntervalMs' | 'prebuild' | 'idleTtlMs' | 'maxStalenessMs' | 'maxReferences' | 'maxPendingBuilds' | 'allowUnlistedReferences'
-  >;
+  /** The reference policy of a git source: default reference, polling, prebuild, eviction, staleness, caps on references built on request. */
+  readonly store: ReferencePolicy;
   /** For messages and problem locations: `<repository>@<ref>[/<directory>]`, without credentials. */
   readonly description: string;
 }

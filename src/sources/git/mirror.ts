@@ -33,7 +33,8 @@ import { describeGitError } from './errors.js';
 import type { GitHttpClient } from './http-client.js';
 import type { RemoteRef } from './ls-refs.js';
 import { readObjectHeader } from './object-header.js';
-import { checkObject, peel, type ObjectDb } from './objects.js';
+import type { ObjectDb } from './object-db.js';
+import { checkObject, peel } from './objects.js';
 import { packFetchingHttp } from './pack-fetch.js';
 import { trimCharacter } from '../../text.js';
 

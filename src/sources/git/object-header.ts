@@ -14,7 +14,7 @@
 import { open, readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import zlib from 'node:zlib';
-import type { ObjectDb } from './objects.js';
+import type { ObjectDb } from './object-db.js';
 import {
   MAX_ENTRY_HEADER,
   OFS_DELTA,

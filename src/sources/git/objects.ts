@@ -6,16 +6,9 @@
 import git from 'isomorphic-git';
 import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from '../file-refused.js';
 import type { Revision, SourceFile } from '../types.js';
+import type { ObjectDb } from './object-db.js';
 import { readObjectHeader, type StoredObject } from './object-header.js';
 import type { ObjectType } from './pack-format.js';
-
-export interface ObjectDb {
-  /** isomorphic-git FsClient. */
-  readonly fs: unknown;
-  readonly gitdir: string;
-  /** isomorphic-git's cache object (parsed pack indexes), shared by every read of this database; read at each call (it may be replaced). */
-  readonly cache: object;
-}
 
 /** Directory names never descended into (as for the local backend). */
 const SKIPPED_DIRS = new Set(['.git', 'node_modules']);

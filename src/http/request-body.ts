@@ -1,5 +1,5 @@
 /** The JSON body of a Koa request, for routes that take one. */
-import { readJson } from '../http/body.js';
+import { readJson } from './body.js';
 import type { AppRouterContext } from './context.js';
 
 /** The body, read once per request (authentication may have read it before routing). */

@@ -1,8 +1,13 @@
-/** What every request carries through the middleware chain (Koa `ctx.state`). */
+/**
+ * What every request carries through the middleware chain (Koa `ctx.state`), shared by the server's
+ * routes and the auth methods that mount routes of their own. The layers above add their own fields
+ * by module augmentation where they set them (server/read-snapshot.ts: the snapshot read;
+ * server/errors.ts: `errorPage`; auth/middleware.ts: the caller's authentication), so this file
+ * needs no type from above the http floor.
+ */
 import type { ParameterizedContext } from 'koa';
 import type { RouterContext } from '@koa/router';
 import type { Logger } from 'pino';
-import type { Snapshot } from '../model/snapshot.js';
 
 export interface AppState {
   /** Echoed in `X-Request-Id` and in every log line of the request. */
@@ -17,8 +22,6 @@ export interface AppState {
   pretty: boolean;
   /** The JSON body, once read: authentication may read it before routing; the route reuses it. */
   jsonBody?: Promise<unknown>;
-  /** The snapshot the request read, once resolved (one per request). */
-  snapshot?: Snapshot;
 }
 
 export type AppContext = ParameterizedContext<AppState>;
