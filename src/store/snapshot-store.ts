@@ -31,7 +31,7 @@ import { Code, VexilError, notFound } from '../errors.js';
 import { LOCAL_REFERENCE } from '../sources/local.js';
 import { withExcerpts } from '../state/excerpt.js';
 import { globMatch } from '../state/glob.js';
-import { readState } from '../sources/read-state.js';
+import { readState } from './read-state.js';
 import type { Revision, Source } from '../sources/types.js';
 import type { Snapshot } from '../state/model.js';
 import type { Problem } from '../state/problem.js';

@@ -16,7 +16,7 @@ import {
 import { evaluateBoolean, evaluateVariant } from '../../src/evaluation/index.js';
 import type { EvaluationRequest } from '../../src/evaluation/types.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../../src/sources/local.js';
-import { readState } from '../../src/sources/read-state.js';
+import { readState } from '../../src/store/read-state.js';
 import type { Snapshot } from '../../src/state/model.js';
 import { loadIntoVexil, stateFor } from '../oracle/run.js';
 import { evalRng, randomRequest, toFeaturesYaml } from '../support/random-state.js';
