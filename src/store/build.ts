@@ -8,7 +8,8 @@
  * is nothing to fall back on, so the first build throws instead of recording.
  *
  * Bounds: one build at a time (callers run it in the build queue); the file texts of a rejected
- * revision are quoted here and not kept.
+ * revision are quoted here and not kept. Once the store is closed, a build abandoned by the source
+ * closing records nothing and swaps nothing in.
  */
 import type { Revision, Source } from '../sources/types.js';
 import { withExcerpts } from '../state/excerpt.js';
@@ -45,14 +46,16 @@ export interface RevisionBuilderOptions {
   readonly polled: boolean;
   readonly maxFileSize?: number;
   readonly maxStateSize?: number;
+  readonly isClosed: () => boolean;
   /** The poll generation now (refresh.ts): a failure records it. */
   readonly pollGeneration: () => number;
 }
 
 export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBuilder {
-  const { source, refs, parseCache, warmup, logger, emit, now, polled } = opts;
+  const { source, refs, parseCache, warmup, logger, emit, now, polled, isClosed } = opts;
 
   function recordError(ref: string, message: string): void {
+    if (isClosed()) return; // backend work abandoned by close(): not a backend fault
     const at = now().toISOString();
     const st = refs.stateOf(ref);
     st.lastError = { at, message };
@@ -83,6 +86,7 @@ export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBui
       recordError(ref, message);
       return undefined;
     }
+    if (isClosed() && !initial) return undefined;
     const at = now().toISOString();
     st.lastError = undefined;
     if (polled && checkedAt !== undefined) st.checkedAt = checkedAt;

@@ -153,6 +153,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     polled,
     ...(opts.maxFileSize !== undefined ? { maxFileSize: opts.maxFileSize } : {}),
     ...(opts.maxStateSize !== undefined ? { maxStateSize: opts.maxStateSize } : {}),
+    isClosed,
     pollGeneration: () => refresher.polls,
   });
   const admission = createAdmission({
@@ -282,8 +283,11 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
       closed = true;
       warmup.close();
       await poller.stop();
-      await queue.idle(); // let running and queued work finish before the source goes away
+      // Backend work is abandoned, not awaited: closing the source first fails its requests in
+      // flight (a hung Git server would otherwise hold the shutdown for its 30 s timeout), then
+      // the builds that were waiting on them end; none swaps anything in once closed.
       await source.close?.();
+      await queue.idle();
     },
   };
   return store;
