@@ -4,7 +4,7 @@
  * shares that build's promise. Each runs in the build queue's demand lane (the poll lane at start,
  * so a first build goes before anything a request queued): it finds where the reference points
  * (locate), answers from the record when that revision was already rejected, else builds it
- * (build.ts) and turns a failure into the refusal the request gets (refusals.ts).
+ * (build-revision.ts) and turns a failure into the refusal the request gets (refusals.ts).
  *
  * A reference not tracked yet comes with where admission found it (admission.ts) and must fit under
  * the caps first; the builds waiting here are what `maxPendingBuilds` counts.
@@ -12,7 +12,7 @@
 import type { Revision, Source } from '../sources/types.js';
 import type { Snapshot } from '../state/model.js';
 import type { Admission, Located } from './admission.js';
-import type { RevisionBuilder } from './build.js';
+import type { RevisionBuilder } from './build-revision.js';
 import type { BuildQueue } from './build-queue.js';
 import type { Listing } from './listing.js';
 import type { GenerationalParseCache } from './parse-cache.js';

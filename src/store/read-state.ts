@@ -1,9 +1,10 @@
 /**
  * FileSet → LoadResult: the one reader of a revision's files, for every backend alike. The store's
- * builds (build.ts) and the CLI (`vexil validate`, `evaluate`, `test`, `bundle build`, `diff`) use it: find
- * the index file at the root, let the loader select the state files, read their bytes (within the
- * size limits) and load them. A file that cannot be read becomes a located problem, never an
- * exception; a backend that fails while reading (SourceReadError) fails the whole read.
+ * builds (build-revision.ts) and the CLI (`vexil validate`, `evaluate`, `test`, `bundle build`,
+ * `diff`) use it: find the index file at the root, let the loader select the state files, read
+ * their bytes (within the size limits) and load them. A file that cannot be read becomes a located
+ * problem, never an exception; a backend that fails while reading (SourceReadError) fails the
+ * whole read.
  *
  * Here rather than in sources/: a Source hands out bytes and revisions and never parses YAML;
  * turning its files into a load result is the store's side of that seam. The refusals a backend

@@ -13,7 +13,7 @@
  */
 import type { Revision, Source } from '../sources/types.js';
 import type { Admission } from './admission.js';
-import type { RevisionBuilder } from './build.js';
+import type { RevisionBuilder } from './build-revision.js';
 import type { BuildQueue } from './build-queue.js';
 import type { OnDemandBuilds } from './build-on-demand.js';
 import type { Listing } from './listing.js';

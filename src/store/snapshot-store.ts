@@ -4,18 +4,19 @@
  * each part is a file of this folder:
  *
  *   ref-table.ts        the references kept and what is known of each
- *   listing.ts          the source's listing: the last one, and at most one call a second on requests' behalf
+ *   listing.ts          the source's listing: the last one; listed for requests at most once a second
  *   admission.ts        what a request naming a reference may cost (404 memo, lookup passes, caps)
  *   build-on-demand.ts  one shared build per reference a request (or start) asked for
- *   build.ts            the build of one revision: read, load, swap in or record the rejection
+ *   build-revision.ts   the build of one revision: read, load, swap in or record the rejection
  *   refresh.ts          one look at the source: drop idle and deleted references, rebuild what moved
  *   poller.ts           when to look: watch debounce, poll timer, backoff
  *   status.ts           the status rows and staleness
  *   refusals.ts         the store's 404/400/503 wording
  *   build-queue.ts      builds one at a time, polls before on-demand work
  *   read-state.ts       a revision's files into a load result (with test-contexts.ts)
- *   parse-cache.ts, build-cache.ts   parsed documents and built objects shared across builds and references
- *   ref-absence.ts, name-set.ts, poll-schedule.ts, matcher-warmup.ts   the smaller rules the parts apply
+ *   parse-cache.ts      parsed documents shared across builds and references (build-cache.ts: built ones)
+ *   matcher-warmup.ts   generated matchers, made in the background after a swap
+ *   ref-absence.ts, name-set.ts, poll-schedule.ts   the rules refresh, admission and the poller apply
  *
  * - One current, frozen Snapshot per reference, replaced by a single assignment: a request that
  *   called `get`/`resolve` once keeps a consistent view however many swaps happen meanwhile.
@@ -36,7 +37,7 @@
 import { LOCAL_REFERENCE } from '../sources/local.js';
 import type { Revision, Source } from '../sources/types.js';
 import { createAdmission, DEFAULT_MAX_PENDING_BUILDS, DEFAULT_MAX_REFERENCES } from './admission.js';
-import { createRevisionBuilder } from './build.js';
+import { createRevisionBuilder } from './build-revision.js';
 import { createOnDemandBuilds } from './build-on-demand.js';
 import { createBuildQueue } from './build-queue.js';
 import { createListing } from './listing.js';
