@@ -14,7 +14,7 @@ import { diffReport } from '../diff/report.js';
 import { VexilError } from '../errors.js';
 import { formatMarkdown } from './diff/format-markdown.js';
 import { formatText } from './diff/format-text.js';
-import { testContextsOf } from '../sources/test-contexts.js';
+import { testContextsOf } from '../store/test-contexts.js';
 import { loadFolder, loadRevision, UnknownRevisionError, type LoadedSide } from './diff/load-side.js';
 import { countSummary, formatText as formatProblems } from './format-problems.js';
 import { processIO, type CliIO } from './io.js';

@@ -5,7 +5,7 @@
  */
 import { posix, resolve, sep } from 'node:path';
 import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
-import { readState } from '../sources/read-state.js';
+import { readState } from '../store/read-state.js';
 import type { SourceFile } from '../sources/types.js';
 import type { Snapshot } from '../model/snapshot.js';
 import type { Problem } from '../model/problem.js';

@@ -8,7 +8,7 @@ import { open, stat } from 'node:fs/promises';
 import { posix, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
-import { readState, sortProblems } from '../sources/read-state.js';
+import { readState, sortProblems } from '../store/read-state.js';
 import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from '../sources/file-refused.js';
 import { load, type StateFile } from '../state/load.js';
 import type { Problem } from '../model/problem.js';

@@ -1,9 +1,10 @@
 /**
  * A set of names with a size cap, in names and in characters: once full, adding a name forgets the
- * oldest ones. The store remembers the reference names it answered 404 for in one (until the next
- * poll), so a client repeating an unknown name costs nothing upstream; the caps keep a flood of
- * made-up (or megabyte-long) names from growing it without bound. A forgotten name only costs
- * one more look, never a wrong answer; a name longer than the character cap is not remembered.
+ * oldest ones. The store's admission (admission.ts) remembers the reference names it answered 404
+ * for in one (until the next poll), so a client repeating an unknown name costs nothing upstream;
+ * the caps keep a flood of made-up (or megabyte-long) names from growing it without bound. A
+ * forgotten name only costs one more look, never a wrong answer; a name longer than the character
+ * cap is not remembered.
  */
 export class BoundedNameSet {
   readonly #names = new Set<string>();

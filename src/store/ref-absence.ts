@@ -7,7 +7,7 @@
  * absent from `listings` successful listings in a row spanning at least `graceMs`; seen again
  * before that, it was never away and keeps all it had.
  *
- * Bounds: one entry per tracked reference currently missing (the store forgets a reference it
+ * Bounds: one entry per tracked reference currently missing (refresh.ts forgets a reference it
  * drops for another reason). Pure bookkeeping: the caller passes the time and does the dropping.
  */
 export interface RefAbsenceOptions {

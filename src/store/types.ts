@@ -1,6 +1,19 @@
+/**
+ * The store's shapes seen from outside: the SnapshotStore the server reads, the status rows
+ * (/meta/snapshots, /ready), the events it announces (metrics, logs, streams) and the logger it
+ * takes. Types only; the store itself is snapshot-store.ts.
+ */
 import type { Snapshot } from '../model/snapshot.js';
 import type { ExcerptedProblem } from '../state/excerpt.js';
 import type { Revision } from '../sources/types.js';
+
+/** The subset of a pino logger the store uses. */
+export interface StoreLogger {
+  debug(obj: object, msg?: string): void;
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+}
 
 export interface RejectedRevision {
   readonly revision: Revision;

@@ -16,7 +16,7 @@ import {
 import { evaluateBoolean, evaluateVariant } from '../../src/evaluation/index.js';
 import type { EvaluationRequest } from '../../src/model/evaluation-request.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../../src/sources/local.js';
-import { readState } from '../../src/sources/read-state.js';
+import { readState } from '../../src/store/read-state.js';
 import type { Snapshot } from '../../src/model/snapshot.js';
 import { loadIntoVexil, stateFor } from '../oracle/run.js';
 import { evalRng, randomRequest, toFeaturesYaml } from '../support/random-state.js';

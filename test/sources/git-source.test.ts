@@ -11,7 +11,7 @@ import tap from 'tap';
 import { createGitSource, GitOptionsError } from '../../src/sources/git.js';
 import { mirrorPath } from '../../src/sources/git/mirror.js';
 import { parseRepository } from '../../src/sources/git/options.js';
-import { readState } from '../../src/sources/read-state.js';
+import { readState } from '../../src/store/read-state.js';
 import { gitFixture, gitUnavailableReason, greeting, startGitFixture } from '../support/git-fixture.js';
 import { git } from '../support/git-repo.js';
 import { makeTestCertificates } from '../support/git-tls.js';

@@ -9,7 +9,7 @@ import { openBundleStore } from '../../sources/oci/bundle-store.js';
 import { buildBundle } from '../../sources/oci/bundle-format.js';
 import type { BundleFile } from '../../sources/oci/types.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../../sources/local.js';
-import { readState } from '../../sources/read-state.js';
+import { readState } from '../../store/read-state.js';
 import type { FileSet, SourceFile } from '../../sources/types.js';
 import { INDEX_FILE_NAMES } from '../../state/load.js';
 import { countSummary, formatText } from '../format-problems.js';

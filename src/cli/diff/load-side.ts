@@ -2,7 +2,7 @@
  * One side of `vexil diff`: a state folder (read as `vexil serve` reads a local folder), or a
  * revision of a local Git repository (read through the git backend's path source, as the server
  * reads a repository: objects straight from the object database, no work tree). readState keeps
- * the contexts of the side's flag test files with its snapshot (sources/test-contexts.ts), as it
+ * the contexts of the side's flag test files with its snapshot (store/test-contexts.ts), as it
  * does for the server's snapshots, so `vexil diff` and the API sample the same contexts.
  */
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs';
 import git from 'isomorphic-git';
 import { atomicFs } from '../../sources/git/atomic-fs.js';
 import { createGitSource } from '../../sources/git.js';
-import { readState } from '../../sources/read-state.js';
+import { readState } from '../../store/read-state.js';
 import type { SourceFile } from '../../sources/types.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { Problem } from '../../model/problem.js';

@@ -4,7 +4,7 @@ import type { EvaluationReason } from '../../model/evaluation-result.js';
 import type { Expectation, TestCase } from '../../state/flag-tests/test-case.js';
 import type { Problem } from '../../model/problem.js';
 
-// A case as read from the state, shared with the server (src/sources/test-contexts.ts).
+// A case as read from the state, shared with the server (src/store/test-contexts.ts).
 export type { Expectation, TestCase } from '../../state/flag-tests/test-case.js';
 
 /** The result in the vocabulary of `expect`. */

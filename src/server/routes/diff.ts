@@ -2,7 +2,7 @@
  * `GET /api/v1/diff?base=<ref>&head=<ref>[&namespace=NS][&impact=N]`: the semantic diff of two
  * references the store can build (branches, tags, full commit ids), with the impact preview over
  * N synthetic entities when `impact` is given: entity ids `entity-1`... each given in turn one of
- * the contexts of the head's flag test files (kept with the snapshot, sources/test-contexts.ts;
+ * the contexts of the head's flag test files (kept with the snapshot, store/test-contexts.ts;
  * the empty context when it has none), the sample `vexil diff` takes by default. The body follows
  * schemas/diff.schema.json. Auth: the management section, unscoped tokens only (auth/scope.ts).
  * At most `diff.max_concurrent` diffs are in progress (503 with Retry-After beyond), and their work
@@ -12,7 +12,7 @@ import type Router from '@koa/router';
 import { MAX_IMPACT_ENTITIES } from '../../diff/impact.js';
 import { diffReportSteps } from '../../diff/report.js';
 import { invalidArgument } from '../../errors.js';
-import { testContextsOf } from '../../sources/test-contexts.js';
+import { testContextsOf } from '../../store/test-contexts.js';
 import type { SnapshotStore } from '../../store/types.js';
 import type { AppState } from '../../http/context.js';
 import { sendJson } from '../../http/respond.js';

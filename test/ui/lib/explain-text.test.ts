@@ -8,7 +8,7 @@ import t from 'tap';
 import { explainResponse } from '../../../src/server/evaluation/explain-response.js';
 import { parseEvaluationRequest } from '../../../src/server/evaluation/validate-request.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../../../src/sources/local.js';
-import { readState } from '../../../src/sources/read-state.js';
+import { readState } from '../../../src/store/read-state.js';
 import type { Snapshot } from '../../../src/model/snapshot.js';
 import { constraintText, decisionText, resultFields, traceSteps } from '../../../src/ui/lib/explain-text.js';
 import type { ExplainResponse } from '../../../src/ui/types.js';

@@ -1,11 +1,11 @@
 /**
- * The flag test contexts a snapshot keeps (src/sources/test-contexts.ts): which files are read, the
+ * The flag test contexts a snapshot keeps (src/store/test-contexts.ts): which files are read, the
  * `tests:` section of the index, broken files skipped, and the bounds (count, size of one context,
  * size of a file). End to end (readState → store → GET /api/v1/diff, and `vexil diff --repo`) in
  * test/server/diff.test.ts.
  */
 import t from 'tap';
-import { MAX_TEST_CONTEXT_CHARS, MAX_TEST_CONTEXTS, MAX_TEST_FILE_BYTES, readTestContexts } from '../../src/sources/test-contexts.js';
+import { MAX_TEST_CONTEXT_CHARS, MAX_TEST_CONTEXTS, MAX_TEST_FILE_BYTES, readTestContexts } from '../../src/store/test-contexts.js';
 import type { SourceFile } from '../../src/sources/types.js';
 
 function file(path: string, text: string, size?: number): SourceFile {

@@ -2,8 +2,8 @@ import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
 import { createLocalSource, LOCAL_REFERENCE } from '../../src/sources/local.js';
-import { readState } from '../../src/sources/read-state.js';
-import { fixture, tempState } from '../store/temp-state.js';
+import { readState } from '../../src/store/read-state.js';
+import { fixture, tempState } from './temp-state.js';
 
 async function readFolder(dir: string, maxFileSize?: number) {
   const source = createLocalSource({ path: dir, ...(maxFileSize !== undefined ? { maxFileSize } : {}) });

@@ -4,6 +4,8 @@
  * the impact preview can sample them wherever the snapshot is: `GET /api/v1/diff` (the store's
  * snapshots) and `vexil diff` (folders and Git revisions). Read by readState after a successful
  * build; parsed by the one flag-test reader `vexil test` uses (state/flag-tests/read-test-file.ts).
+ * Part of reading a revision's files (read-state.ts), so it lives beside that reader in store/,
+ * not with the backends.
  *
  * Test files never decide whether a state is accepted: a file that cannot be read or parsed, or a
  * case with a problem, only adds no context (`vexil test` is where those problems are reported).
@@ -15,7 +17,7 @@
  */
 import { readTestFile } from '../state/flag-tests/read-test-file.js';
 import type { Snapshot } from '../model/snapshot.js';
-import type { SourceFile } from './types.js';
+import type { SourceFile } from '../sources/types.js';
 
 export type TestContext = Readonly<Record<string, string>>;
 

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { readState } from '../../src/sources/read-state.js';
+import { readState } from '../../src/store/read-state.js';
 import type { FileSet, SourceFile } from '../../src/sources/types.js';
 import { createBuildCache } from '../../src/store/build-cache.js';
 import { createParseCache } from '../../src/store/parse-cache.js';

@@ -1,7 +1,14 @@
 /**
- * FileSet → LoadResult, shared by every source and by `vexil validate`: find the index file at
- * the root, let the loader select the state files, read their bytes (within the size limits) and
- * load them. A file that cannot be read becomes a located problem, never an exception.
+ * FileSet → LoadResult: the one reader of a revision's files, for every backend alike. The store's
+ * builds (build-revision.ts) and the CLI (`vexil validate`, `evaluate`, `test`, `bundle build`,
+ * `diff`) use it: find the index file at the root, let the loader select the state files, read
+ * their bytes (within the size limits) and load them. A file that cannot be read becomes a located
+ * problem, never an exception; a backend that fails while reading (SourceReadError) fails the
+ * whole read.
+ *
+ * Here rather than in sources/: a Source hands out bytes and revisions and never parses YAML;
+ * turning its files into a load result is the store's side of that seam. The refusals a backend
+ * may throw for one file (sources/file-refused.ts) stay with the backends that throw them.
  *
  * Two size limits, both checked from the sizes the backend knows before reading (git object
  * headers, file stats, listings, descriptors) and again on the bytes actually read: each file
@@ -11,10 +18,10 @@
  */
 import { INDEX_FILE_NAMES, UNREAD, load, loadIfCached, parseCacheKey, selectStateFiles, type BuildCache, type LoadOptions, type LoadResult, type ParseCache, type StateFile } from '../state/load.js';
 import type { Problem } from '../model/problem.js';
-import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE, FileRefusedError, stateTooLarge, tooLarge } from './file-refused.js';
-import { SourceReadError } from './source-read-error.js';
+import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE, FileRefusedError, stateTooLarge, tooLarge } from '../sources/file-refused.js';
+import { SourceReadError } from '../sources/source-read-error.js';
 import { keepTestContexts, readTestContexts } from './test-contexts.js';
-import type { FileSet, SourceFile } from './types.js';
+import type { FileSet, SourceFile } from '../sources/types.js';
 
 export interface ReadStateOptions {
   readonly reference: string;
