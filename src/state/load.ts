@@ -23,6 +23,7 @@ import type { Problem } from './problem.js';
 import { schemaFindings } from './schema.js';
 import { selectFiles } from './select.js';
 import { checkDocuments } from './semantic.js';
+import type { RuleId } from './rules.js';
 
 export interface StateFile {
   /** Relative to the state root, `/`-separated. */
@@ -124,7 +125,7 @@ export function load(files: readonly StateFile[], opts: LoadOptions): LoadResult
     // A bug, not a state problem: still reported as a problem so callers never see a throw.
     const message = err instanceof Error ? err.message : String(err);
     return {
-      problems: [{ severity: 'error', rule: 'internal.error', file: '', line: 0, column: 0, message: `internal error while loading: ${message}`, hint: 'please report this with the state files that trigger it' }],
+      problems: [{ severity: 'error', rule: 'internal.error' satisfies RuleId, file: '', line: 0, column: 0, message: `internal error while loading: ${message}`, hint: 'please report this with the state files that trigger it' }],
     };
   }
 }
@@ -148,7 +149,7 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
       complete = false;
       problems.push({
         severity: 'error',
-        rule: 'file.extension',
+        rule: 'file.extension' satisfies RuleId,
         file: file.path,
         line: 1,
         column: 1,
@@ -238,7 +239,7 @@ function parseUncached(file: StateFile, kind: FileKind): ParsedEntry {
   const decoded = decodeUtf8(file.bytes);
   if ('failure' in decoded) {
     const f = decoded.failure;
-    return fail([{ severity: 'error', rule: 'file.encoding', line: f.line, column: f.column, message: f.message, hint: 'save the file as UTF-8' }]);
+    return fail([{ severity: 'error', rule: 'file.encoding' satisfies RuleId, line: f.line, column: f.column, message: f.message, hint: 'save the file as UTF-8' }]);
   }
   const parsed = parseText(decoded.text, kind);
   if ('failure' in parsed) {

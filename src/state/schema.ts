@@ -9,6 +9,7 @@ import type { ErrorObject } from 'ajv';
 import type { Finding, PathSegment } from './finding.js';
 import { closest, fieldLabel, label, valueAt } from './labels.js';
 import { pointerToPath } from './json-pointer.js';
+import type { RuleId } from './rules.js';
 
 // Loading the schema is module loading (like an import), not I/O of the loader: the JSON sits at
 // the package root both from src/state (tests) and from dist/state (the built package).
@@ -140,14 +141,15 @@ function mapErrors(errors: readonly ErrorObject[], doc: unknown, docIndex: numbe
         break;
       }
       default:
-        findings.push(finding(`schema.${e.keyword}`, `${fieldLabel(doc, path)} ${e.message ?? 'is invalid'}`, docIndex, path));
+        // A keyword the schema gains before it gets a rule id (and a case) of its own here.
+        findings.push(finding('schema.invalid', `${fieldLabel(doc, path)} ${e.message ?? 'is invalid'}`, docIndex, path));
     }
   }
   return findings;
 }
 
 function finding(
-  rule: string,
+  rule: RuleId,
   message: string,
   doc: number,
   path: readonly PathSegment[],
