@@ -27,7 +27,7 @@
  * waiting on-demand work (build-queue.ts). A backend that cannot be read is a 503 with a generic
  * message: its error text (hosts, ports) goes to the log and /meta/snapshots only.
  */
-import { Code, VexilError, notFound } from '../errors.js';
+import { Code, VexilError, backendUnavailable as backendUnavailableError, notFound, storeClosed, storeOverloaded } from '../errors.js';
 import { LOCAL_REFERENCE } from '../sources/local.js';
 import { withExcerpts } from '../state/excerpt.js';
 import { globMatch } from '../state/glob.js';
@@ -556,7 +556,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     const inFlight = lookupsInFlight.get(name);
     if (inFlight !== undefined) return inFlight;
     if (lookupsInFlight.size >= MAX_WAITING_LOOKUPS) {
-      throw overloaded(`reference "${name}" cannot be looked up now: too many lookups are waiting; try again later`, 1);
+      throw storeOverloaded(`reference "${name}" cannot be looked up now: too many lookups are waiting; try again later`, 1);
     }
     const p = new Promise<Revision | undefined>((resolve, reject) => waitingLookups.set(name, { resolve, reject }));
     lookupsInFlight.set(name, p);
@@ -597,7 +597,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
    */
   function checkCapacity(ref: string): void {
     if (pendingBuilds.size >= maxPendingBuilds) {
-      throw overloaded(`reference "${ref}" cannot be built now: ${maxPendingBuilds} builds are already waiting; try again later`, 1);
+      throw storeOverloaded(`reference "${ref}" cannot be built now: ${maxPendingBuilds} builds are already waiting; try again later`, 1);
     }
     if (isPrebuilt(ref)) return;
     let kept = 0;
@@ -611,7 +611,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     if (kept < maxReferences) return;
     // A slot frees when the least recently used one has been idle for idleTtlMs (seen at a poll).
     const untilIdle = Number.isFinite(leastRecentUse) ? leastRecentUse + idleTtlMs - nowMs() : 0;
-    throw overloaded(
+    throw storeOverloaded(
       `reference "${ref}" cannot be built now: the server already keeps ${maxReferences} references built on request; try again later`,
       Math.max(untilIdle, opts.pollIntervalMs ?? 0) / 1000,
     );
@@ -619,21 +619,13 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
 
   const unknownReference = (ref: string) => notFound(`reference "${ref}" not found`);
 
-  function overloaded(message: string, retryAfterSeconds: number): VexilError {
-    return new VexilError(Code.Unavailable, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
-  }
-
   /**
    * The backend could not be read for `ref`: a 503 with a message that says so and nothing more
    * (the error text names hosts and ports; it is logged and shown in /meta/snapshots). Retry
    * after the next poll, which tries again.
    */
   function backendUnavailable(ref: string, cause: unknown): VexilError {
-    const wait = (nextDelayMs ?? opts.pollIntervalMs ?? 30_000) / 1000;
-    return new VexilError(Code.Unavailable, `reference "${ref}" cannot be read now: the state backend is unavailable; try again later`, {
-      headers: { 'Retry-After': String(Math.max(1, Math.ceil(wait))) },
-      cause,
-    });
+    return backendUnavailableError(ref, (nextDelayMs ?? opts.pollIntervalMs ?? 30_000) / 1000, cause);
   }
 
   /**
@@ -700,7 +692,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
       if (st !== undefined) st.lastUsedAt = nowMs();
       const snap = st?.snapshot;
       if (snap !== undefined) return snap;
-      if (closed) throw new VexilError(Code.Unavailable, 'the store is closed');
+      if (closed) throw storeClosed();
       const pending = pendingBuilds.get(key);
       if (pending !== undefined) return pending;
       if (st !== undefined) {
