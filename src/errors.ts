@@ -139,7 +139,7 @@ export const REFUSALS = {
     example: () => shuttingDown(),
   },
   storeClosed: {
-    meaning: 'the snapshot store is closed while the server stops: a reference not built yet is not looked up',
+    meaning: 'the snapshot store is closed while the server stops: a reference without a snapshot is not built',
     hint: 'retry against a running server',
     example: () => storeClosed(),
   },

@@ -126,7 +126,7 @@ function mapErrors(errors: readonly ErrorObject[], doc: unknown, docIndex: numbe
       case 'maximum': {
         if (typed.has(e.instancePath)) break;
         const field = path[path.length - 1];
-        const rule = field === 'rollout' ? 'distribution.rollout.range' : field === 'percentage' ? 'rollout.threshold.range' : 'schema.range';
+        const rule: RuleId = field === 'rollout' ? 'distribution.rollout.range' : field === 'percentage' ? 'rollout.threshold.range' : 'schema.range';
         const what = field === 'rollout' ? 'a distribution rollout' : field === 'percentage' ? 'a threshold percentage' : fieldLabel(doc, path);
         findings.push(finding(rule, `${what} must be between 0 and 100 (got ${show(e.data)}) in ${label(doc, path.slice(0, -1))}`, docIndex, path, {
           hint: 'use a percentage from 0 to 100',
