@@ -22,7 +22,7 @@
  *
  * Anything it does not recognise exactly (another method, a trailing slash, percent-encoding in
  * the path, a fragment) returns false and goes to Koa unchanged. Matching costs an evaluation
- * request one map lookup, as before the other routes were added: they are tried only after it.
+ * request one map lookup: the other routes are tried only after it.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';

@@ -139,7 +139,6 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
   // What aliases may still add, shared by all files: a budget per file alone would let many small
   // files each add nearly all of it.
   let aliasBudget = MAX_ALIAS_EXPANSION;
-  // (Falls back to the parse cache's for callers that pass only that, as src/store does today.)
   const buildCache = opts.buildCache;
 
   const ordered = [...files].sort((a, b) => compareWalkOrder(a.path, b.path));
