@@ -107,6 +107,23 @@ export const authStoreUnavailable = (retryAfterSeconds: number, cause?: unknown)
 export const jwtKeysUnavailable = (retryAfterSeconds: number) =>
   new VexilError(Code.Unavailable, 'JWT key set unavailable', { headers: retryAfter(retryAfterSeconds) });
 
+/** An OIDC provider's discovery document cannot be fetched (retried at most every few seconds). */
+export const oidcProviderUnavailable = (provider: string) =>
+  new VexilError(Code.Unavailable, `oidc provider "${provider}" is unavailable`);
+
+/**
+ * A code host login cannot complete: the code host did not answer as expected. `setCookie`
+ * clears the login's state cookie.
+ */
+export const codeHostUnavailable = (setCookie: string) =>
+  new VexilError(Code.Unavailable, 'handling code host callback: the code host is unavailable, try again later', {
+    headers: { 'Set-Cookie': setCookie },
+  });
+
+/** A service account token cannot be judged: cluster discovery or its key set fetch fails (`reason`). */
+export const clusterVerificationUnavailable = (reason: string) =>
+  new VexilError(Code.Unavailable, `verifying service account: ${reason}`);
+
 export interface RefusalEntry {
   /** One line: when a request gets it. */
   readonly meaning: string;
@@ -152,6 +169,21 @@ export const REFUSALS = {
     meaning: "a JWT is signed with a key that is in no key set fetched so far, and the key set cannot be fetched now",
     hint: 'retry after Retry-After; check authentication.methods.jwt.jwks_url is reachable',
     example: () => jwtKeysUnavailable(5),
+  },
+  oidcProviderUnavailable: {
+    meaning: "an OIDC login starts or completes while the provider's discovery document cannot be fetched",
+    hint: 'log in again later; check authentication.methods.oidc.providers.<name>.issuer_url is reachable',
+    example: () => oidcProviderUnavailable('google'),
+  },
+  codeHostUnavailable: {
+    meaning: 'a code host login callback cannot complete: the code host (GitHub or GitHub Enterprise) did not answer as expected',
+    hint: 'log in again later; check authentication.methods.code_host.server_url and api_url are reachable',
+    example: () => codeHostUnavailable('svc_client_state=; Path=/; Max-Age=0'),
+  },
+  clusterVerificationUnavailable: {
+    meaning: "a Kubernetes service account token cannot be judged: cluster discovery or the cluster's key set fetch fails",
+    hint: 'retry later; check authentication.methods.cluster.discovery_url is reachable from the pod',
+    example: () => clusterVerificationUnavailable('cluster discovery failed: connect ECONNREFUSED'),
   },
 } as const satisfies Record<string, RefusalEntry>;
 
