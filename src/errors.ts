@@ -49,13 +49,57 @@ export const invalidArgument = (message: string, details?: unknown[]) =>
   new VexilError(Code.InvalidArgument, message, details ? { details } : {});
 export const unauthenticated = () => new VexilError(Code.Unauthenticated, 'request was not authenticated');
 export const internal = (message: string, cause?: unknown) => new VexilError(Code.Internal, message, { cause });
+
+// The refusals vexil invents: a request that is neither wrong nor hit by a bug, refused because
+// the server cannot serve it now. Each is a 503 built by one constructor here (the message is its
+// wording, the same wherever it is raised); REFUSALS lists them for docs/errors.md.
+
+/** `Retry-After` in whole seconds, at least 1. */
+function retryAfter(seconds: number): Record<string, string> {
+  return { 'Retry-After': String(Math.max(1, Math.ceil(seconds))) };
+}
+
+/**
+ * The snapshot store cannot take on the lookup or build a request asks for: too many lookups or
+ * builds wait, or the references built on request are at their cap. `message` names the reference
+ * and which bound it met.
+ */
+export const storeOverloaded = (message: string, retryAfterSeconds: number) =>
+  new VexilError(Code.Unavailable, message, { headers: retryAfter(retryAfterSeconds) });
+
+/**
+ * The state backend could not be read for `ref`. The message says so and nothing more (the cause
+ * names hosts and ports: it is logged and shown in /meta/snapshots).
+ */
+export const backendUnavailable = (ref: string, retryAfterSeconds: number, cause?: unknown) =>
+  new VexilError(Code.Unavailable, `reference "${ref}" cannot be read now: the state backend is unavailable; try again later`, {
+    headers: retryAfter(retryAfterSeconds),
+    cause,
+  });
+
+/** The snapshot store is closed (the server is stopping): nothing is looked up or built any more. */
+export const storeClosed = () => new VexilError(Code.Unavailable, 'the store is closed');
+
+/** No stream may open: `server.max_streams` are open (or it is 0, streaming off). */
+export const streamLimit = (maxStreams: number, retryAfterSeconds: number) =>
+  new VexilError(
+    Code.Unavailable,
+    maxStreams === 0
+      ? 'streaming is turned off (server.max_streams is 0)'
+      : `too many open streams (server.max_streams is ${maxStreams}); try again later`,
+    { headers: retryAfter(retryAfterSeconds) },
+  );
+
+/** The server is shutting down: no new stream opens. */
+export const shuttingDown = () => new VexilError(Code.Unavailable, 'the server is shutting down', { headers: retryAfter(1) });
+
 /**
  * The authentication store (the token database) cannot be reached or did not answer in time: 503
  * with Retry-After. The message is the same whatever happened; the cause (hosts, ports) goes to the log.
  */
 export const authStoreUnavailable = (retryAfterSeconds: number, cause?: unknown) =>
   new VexilError(Code.Unavailable, 'the authentication store is unavailable; try again later', {
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) },
+    headers: retryAfter(retryAfterSeconds),
     cause,
   });
 
@@ -65,6 +109,95 @@ export const overloaded = (message: string, seconds = 1) =>
 
 /** The client closed its connection before the answer (work for it was abandoned): 499 in the request log. */
 export const clientGone = () => new VexilError(Code.Canceled, 'the client closed the connection');
+
+/** A JWT cannot be judged: its signing key is in no key set fetched so far, and the fetch fails. */
+export const jwtKeysUnavailable = (retryAfterSeconds: number) =>
+  new VexilError(Code.Unavailable, 'JWT key set unavailable', { headers: retryAfter(retryAfterSeconds) });
+
+/** An OIDC provider's discovery document cannot be fetched (retried at most every few seconds). */
+export const oidcProviderUnavailable = (provider: string) =>
+  new VexilError(Code.Unavailable, `oidc provider "${provider}" is unavailable`);
+
+/**
+ * A code host login cannot complete: the code host did not answer as expected. `setCookie`
+ * clears the login's state cookie.
+ */
+export const codeHostUnavailable = (setCookie: string) =>
+  new VexilError(Code.Unavailable, 'handling code host callback: the code host is unavailable, try again later', {
+    headers: { 'Set-Cookie': setCookie },
+  });
+
+/** A service account token cannot be judged: cluster discovery or its key set fetch fails (`reason`). */
+export const clusterVerificationUnavailable = (reason: string) =>
+  new VexilError(Code.Unavailable, `verifying service account: ${reason}`);
+
+export interface RefusalEntry {
+  /** One line: when a request gets it. */
+  readonly meaning: string;
+  /** What to do about it. */
+  readonly hint: string;
+  /** The refusal as its constructor builds it, with sample arguments (for docs/errors.md). */
+  readonly example: () => VexilError;
+}
+
+/** Every refusal vexil invents, by the name of its constructor; the order is the order of docs/errors.md. */
+export const REFUSALS = {
+  storeOverloaded: {
+    meaning: 'a request names a reference that is not built yet and the store cannot take on its lookup or build now: too many lookups or builds wait, or `storage.git.max_references` references built on request are kept',
+    hint: 'retry after Retry-After; raise storage.git.max_pending_builds or max_references if it is routine',
+    example: () => storeOverloaded('reference "feature-x" cannot be built now: 8 builds are already waiting; try again later', 1),
+  },
+  backendUnavailable: {
+    meaning: 'the reference has no snapshot yet and the state backend (git remote, registry, bucket) could not be read; the cause is in the log and in /meta/snapshots',
+    hint: 'retry after Retry-After (the next poll tries again); check the backend',
+    example: () => backendUnavailable('feature-x', 30),
+  },
+  streamLimit: {
+    meaning: 'a stream cannot open: `server.max_streams` streams are open, or it is 0 (streaming turned off)',
+    hint: 'retry after Retry-After, or raise server.max_streams',
+    example: () => streamLimit(10000, 5),
+  },
+  shuttingDown: {
+    meaning: 'the server is shutting down: no new stream opens',
+    hint: 'reconnect (to another replica) after Retry-After',
+    example: () => shuttingDown(),
+  },
+  overloaded: {
+    meaning: 'more work of one kind than one process takes at once: `diff.max_concurrent` diffs are in progress',
+    hint: 'retry after Retry-After; raise diff.max_concurrent if it is routine (each diff shares the serving thread in diff.slice turns)',
+    example: () => overloaded('4 diffs are in progress (diff.max_concurrent); try again shortly'),
+  },
+  storeClosed: {
+    meaning: 'the snapshot store is closed while the server stops: a reference without a snapshot is not built',
+    hint: 'retry against a running server',
+    example: () => storeClosed(),
+  },
+  authStoreUnavailable: {
+    meaning: 'the authentication store (the token database) cannot be reached or did not answer in time',
+    hint: 'retry after Retry-After; check the database (the cause is in the log)',
+    example: () => authStoreUnavailable(5),
+  },
+  jwtKeysUnavailable: {
+    meaning: "a JWT is signed with a key that is in no key set fetched so far, and the key set cannot be fetched now",
+    hint: 'retry after Retry-After; check authentication.methods.jwt.jwks_url is reachable',
+    example: () => jwtKeysUnavailable(5),
+  },
+  oidcProviderUnavailable: {
+    meaning: "an OIDC login starts or completes while the provider's discovery document cannot be fetched",
+    hint: 'log in again later; check authentication.methods.oidc.providers.<name>.issuer_url is reachable',
+    example: () => oidcProviderUnavailable('google'),
+  },
+  codeHostUnavailable: {
+    meaning: 'a code host login callback cannot complete: the code host (GitHub or GitHub Enterprise) did not answer as expected',
+    hint: 'log in again later; check authentication.methods.code_host.server_url and api_url are reachable',
+    example: () => codeHostUnavailable('svc_client_state=; Path=/; Max-Age=0'),
+  },
+  clusterVerificationUnavailable: {
+    meaning: "a Kubernetes service account token cannot be judged: cluster discovery or the cluster's key set fetch fails",
+    hint: 'retry later; check authentication.methods.cluster.discovery_url is reachable from the pod',
+    example: () => clusterVerificationUnavailable('cluster discovery failed: connect ECONNREFUSED'),
+  },
+} as const satisfies Record<string, RefusalEntry>;
 
 /** The message every internal failure answers with; the cause goes to the log only. */
 export const INTERNAL_MESSAGE = 'internal error';

@@ -23,9 +23,7 @@ import { systemClock, type Clock } from './types.js';
 export const MAX_TOKEN_LENGTH = 16 * 1024;
 /** Lifetime given to a token that carries no `exp` (Flipt's library does the same). */
 export const IMPLIED_LIFETIME_SECONDS = 150;
-export const DEFAULT_LEEWAY_SECONDS = 60;
 
-/** Every algorithm either method may accept; anything else (none, HS*, PS*) is refused. */
 /** Fetches of a JWKS start at least this far apart (see createJwtVerifier). */
 export const JWKS_MIN_REFETCH_MS = 1000;
 
@@ -44,6 +42,7 @@ export function spacedFetch(fetchImpl: FetchImplementation, minIntervalMs: numbe
   };
 }
 
+/** Every algorithm either method may accept; anything else (none, HS*, PS*) is refused. */
 export const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'ES256', 'ES384', 'ES512', 'EdDSA'] as const;
 
 export class JwtRejected extends Error {
@@ -67,7 +66,8 @@ export interface JwtVerifierOptions {
   /** The token's `aud` must contain at least one of these (when non-empty). */
   audiences?: readonly string[];
   subject?: string;
-  leewaySeconds?: number;
+  /** Clock skew allowed on exp/nbf/iat (the jwt method's `leeway`; the cluster method's own). */
+  leewaySeconds: number;
   clock?: Clock;
   /** Least time between two fetches of a JWKS (default JWKS_MIN_REFETCH_MS). */
   minRefetchMs?: number;
@@ -113,7 +113,7 @@ export function createJwtVerifier(opts: JwtVerifierOptions): JwtVerifier {
   const allowed = new Set<string>(ASYMMETRIC_ALGORITHMS);
   const algorithms = opts.algorithms.filter((a) => allowed.has(a));
   if (algorithms.length === 0) throw new Error(`no usable algorithm among ${opts.algorithms.join(', ')}`);
-  const leeway = opts.leewaySeconds ?? DEFAULT_LEEWAY_SECONDS;
+  const leeway = opts.leewaySeconds;
   const clock = opts.clock ?? systemClock;
   const audiences = opts.audiences !== undefined && opts.audiences.length > 0 ? [...opts.audiences] : undefined;
 

@@ -27,6 +27,7 @@ import type { CaseResult, StateFailure, SuiteResult, TestRun } from './flag-test
 import type { CliIO } from './io.js';
 import { displayPath, loadLocalState, problemLines, toPosix } from './local-state.js';
 import { TEST_USAGE, UsageError } from './usage.js';
+import type { RuleId } from '../state/rules.js';
 
 const FORMATS = ['text', 'json', 'junit', 'github'] as const;
 type TestFormat = (typeof FORMATS)[number];
@@ -230,5 +231,5 @@ function unreadable(file: string, err: unknown): Problem {
     return { severity: 'error', rule: err.rule, file, line: 0, column: 0, message: err.message, ...(err.hint !== undefined ? { hint: err.hint } : {}) };
   }
   const message = err instanceof TypeError ? `${file} is not valid UTF-8` : `${file} could not be read: ${(err as Error).message}`;
-  return { severity: 'error', rule: 'flag-test.unreadable', file, line: 0, column: 0, message };
+  return { severity: 'error', rule: 'flag-test.unreadable' satisfies RuleId, file, line: 0, column: 0, message };
 }

@@ -3,7 +3,7 @@ export type Severity = 'error' | 'warning';
 
 export interface Problem {
   readonly severity: Severity;
-  /** Stable rule id, dotted, e.g. `flag.variant.unknown`, `yaml.syntax`, `schema.type`. */
+  /** Stable rule id, dotted, e.g. `distribution.variant.unknown`, `yaml.syntax`: one of the catalogue in `state/rules.ts`. */
   readonly rule: string;
   /** Path relative to the state root, `/`-separated. Empty string when the problem has no file. */
   readonly file: string;

@@ -22,7 +22,7 @@
  *
  * Anything it does not recognise exactly (another method, a trailing slash, percent-encoding in
  * the path, a fragment) returns false and goes to Koa unchanged. Matching costs an evaluation
- * request one map lookup, as before the other routes were added: they are tried only after it.
+ * request one map lookup: the other routes are tried only after it.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
@@ -53,8 +53,8 @@ export interface FastPathDeps {
   logger: Logger;
   /** Authentication decisions, in the order the Koa app runs its middleware. */
   gates: readonly AuthGate[];
-  /** `log.requests`: which requests get a log line (default `all`). */
-  requests?: RequestLogging;
+  /** `log.requests`: which requests get a log line. */
+  requests: RequestLogging;
   /** A request cookie, read exactly as Koa's `ctx.cookies.get` reads it. */
   cookie: (req: IncomingMessage, res: ServerResponse, name: string) => string | undefined;
   /** `cors.*` when on (cors.ts); its headers go on every answer, errors included. */
@@ -160,7 +160,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function createFastPath(deps: FastPathDeps): FastPath {
   const { store, metrics, health, logger, gates, cookie, cors, environments } = deps;
-  const requests = deps.requests ?? 'all';
+  const requests = deps.requests;
   /** The request log line writer of each method the fast path serves. */
   const requestLines: Readonly<Record<string, ReturnType<typeof requestLineWriter>>> = {
     POST: requestLineWriter(logger, 'POST', requests),

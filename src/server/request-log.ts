@@ -24,8 +24,8 @@ export interface RequestLogDeps {
   store: SnapshotStore;
   metrics: ServerMetrics;
   health: Health;
-  /** `log.requests` (default `all`). */
-  requests?: RequestLogging;
+  /** `log.requests` (its default is in the config schema). */
+  requests: RequestLogging;
 }
 
 /** Whether a request answered with `status` gets a log line under `log.requests`. */
@@ -107,7 +107,7 @@ export function writeRequestLine(log: Logger, line: RequestLine, reqId?: string)
 export function requestLineWriter(
   log: Logger,
   method: string,
-  requests: RequestLogging = 'all',
+  requests: RequestLogging,
 ): (status: number, url: string, nanos: number, remoteAddress: string | undefined, reqId: string) => void {
   const writers = {
     info: fixedLineWriter(log, 'info', 'request'),
@@ -158,7 +158,7 @@ export function requestLineWriter(
 }
 
 export function requestLog(deps: RequestLogDeps): Middleware<AppState> {
-  const requests = deps.requests ?? 'all';
+  const requests = deps.requests;
   return async (ctx, next) => {
     const requestId = requestIdFor(ctx.get('X-Request-Id'));
     const startedAt = monotonicMs();

@@ -3,12 +3,14 @@
  * symlink leaving the state root...). The state reader turns it into a located problem on that
  * file instead of failing the whole read, so one bad file never crashes a load.
  */
+import type { RuleId } from '../state/rules.js';
+
 export class FileRefusedError extends Error {
   /** Stable problem rule id, e.g. `file.too-large`, `file.symlink-outside-root`. */
-  readonly rule: string;
+  readonly rule: RuleId;
   readonly hint?: string;
 
-  constructor(rule: string, message: string, hint?: string) {
+  constructor(rule: RuleId, message: string, hint?: string) {
     super(message);
     this.name = 'FileRefusedError';
     this.rule = rule;

@@ -20,6 +20,7 @@ import { EMPTY_JSON_DIGEST, manifestCreated, readBundleManifest } from './oci/bu
 import { formatOciReference, referenceName } from './oci/reference.js';
 import { RegistryError, type BundleStore, type Descriptor, type OciReference, type RegistryClient } from './oci/types.js';
 import type { FileSet, Revision, Source, SourceFile } from './types.js';
+import type { RuleId } from '../state/rules.js';
 
 export interface OciSourceOptions {
   readonly reference: OciReference;
@@ -169,7 +170,7 @@ export function createOciSource(opts: OciSourceOptions): OciSource {
 function configTooLarge(config: Descriptor): Problem {
   return {
     severity: 'error',
-    rule: 'bundle.config-too-large',
+    rule: 'bundle.config-too-large' satisfies RuleId,
     file: '',
     line: 0,
     column: 0,

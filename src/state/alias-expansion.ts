@@ -13,6 +13,7 @@
  * builds as a cyclic object) stands for an infinite document and is refused too.
  */
 import type { Finding, PathSegment } from './finding.js';
+import type { RuleId } from './rules.js';
 
 /**
  * Values (nodes: every scalar, list and mapping) that aliases may add, beyond the values written
@@ -27,7 +28,7 @@ import type { Finding, PathSegment } from './finding.js';
 export const MAX_ALIAS_EXPANSION = 1_000_000;
 
 /** The rule of the located problem when the budget is exceeded. */
-export const ALIAS_EXPANSION_RULE = 'yaml.alias-expansion';
+export const ALIAS_EXPANSION_RULE = 'yaml.alias-expansion' satisfies RuleId;
 
 /** What aliases add to a file: the count, or where the budget is exceeded (the alias that does it). */
 export type AliasExpansion =

@@ -5,11 +5,13 @@
  */
 import type { Severity } from '../model/problem.js';
 
+import type { RuleId } from './rules.js';
+
 export type PathSegment = string | number;
 
 export interface Finding {
   readonly severity: Severity;
-  readonly rule: string;
+  readonly rule: RuleId;
   readonly message: string;
   readonly hint?: string;
   /** Index of the document in its file's stream (every document counts, empty ones included). */

@@ -62,8 +62,8 @@ const cp = (ch: string) => ch.codePointAt(0)!;
 
 /**
  * The pattern as a sequence of nodes. Offsets in errors count code points, except for an
- * unclosed `{`, reported at the pattern's length in UTF-16 units (as before: the messages are
- * part of the located problems users see).
+ * unclosed `{`, reported at the pattern's length in UTF-16 units. The messages are part of the
+ * located problems users see, so these offsets are part of the interface.
  */
 function parse(p: string): GlobNode[] {
   const chars = [...p];

@@ -19,7 +19,7 @@
  * (positions are encoded exactly; variant keys by a 44-bit hash whose rare collisions within a flag
  * are detected, see FlagIds.variant); parts of different owners differ unless 74 bits of two
  * SHA-1 digests coincide. When a position does not fit its field, or a variant hash collides, the
- * part gets a v5 UUID (SHA-1 of its full name, as before), which collides with nothing in practice.
+ * part gets a v5 UUID (SHA-1 of its full name), which collides with nothing in practice.
  */
 import { hash } from 'node:crypto';
 

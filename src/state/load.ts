@@ -23,6 +23,7 @@ import type { Problem } from '../model/problem.js';
 import { schemaFindings } from './schema.js';
 import { selectFiles } from './select.js';
 import { checkDocuments } from './semantic.js';
+import type { RuleId } from './rules.js';
 
 export interface StateFile {
   /** Relative to the state root, `/`-separated. */
@@ -124,7 +125,7 @@ export function load(files: readonly StateFile[], opts: LoadOptions): LoadResult
     // A bug, not a state problem: still reported as a problem so callers never see a throw.
     const message = err instanceof Error ? err.message : String(err);
     return {
-      problems: [{ severity: 'error', rule: 'internal.error', file: '', line: 0, column: 0, message: `internal error while loading: ${message}`, hint: 'please report this with the state files that trigger it' }],
+      problems: [{ severity: 'error', rule: 'internal.error' satisfies RuleId, file: '', line: 0, column: 0, message: `internal error while loading: ${message}`, hint: 'please report this with the state files that trigger it' }],
     };
   }
 }
@@ -138,7 +139,6 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
   // What aliases may still add, shared by all files: a budget per file alone would let many small
   // files each add nearly all of it.
   let aliasBudget = MAX_ALIAS_EXPANSION;
-  // (Falls back to the parse cache's for callers that pass only that, as src/store does today.)
   const buildCache = opts.buildCache;
 
   const ordered = [...files].sort((a, b) => compareWalkOrder(a.path, b.path));
@@ -148,7 +148,7 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
       complete = false;
       problems.push({
         severity: 'error',
-        rule: 'file.extension',
+        rule: 'file.extension' satisfies RuleId,
         file: file.path,
         line: 1,
         column: 1,
@@ -238,7 +238,7 @@ function parseUncached(file: StateFile, kind: FileKind): ParsedEntry {
   const decoded = decodeUtf8(file.bytes);
   if ('failure' in decoded) {
     const f = decoded.failure;
-    return fail([{ severity: 'error', rule: 'file.encoding', line: f.line, column: f.column, message: f.message, hint: 'save the file as UTF-8' }]);
+    return fail([{ severity: 'error', rule: 'file.encoding' satisfies RuleId, line: f.line, column: f.column, message: f.message, hint: 'save the file as UTF-8' }]);
   }
   const parsed = parseText(decoded.text, kind);
   if ('failure' in parsed) {

@@ -14,6 +14,7 @@ import { readJsonStream } from './json-positions.js';
 import type { JsonNode } from './json-positions.js';
 import { YAML_SCHEMA } from './parse.js';
 import type { FileKind, SyntaxFailure } from './parse.js';
+import type { RuleId } from './rules.js';
 import { YamlPositions } from './yaml-positions.js';
 import type { Problem } from '../model/problem.js';
 
@@ -41,7 +42,7 @@ export function yamlSyntaxProblems(file: string, text: string, fallback: SyntaxF
   if (problems.length === 0) {
     problems.push({
       severity: 'error',
-      rule: /duplicate/i.test(fallback.message) ? 'yaml.duplicate-key' : 'yaml.syntax',
+      rule: (/duplicate/i.test(fallback.message) ? 'yaml.duplicate-key' : 'yaml.syntax') satisfies RuleId,
       file,
       ...fallbackPosition(text, fallback),
       message: fallback.message,
@@ -62,7 +63,7 @@ function allYamlErrors(file: string, text: string): Problem[] {
           const pos = lineCounter.linePos(onToken(text, err.pos[0], err.code === 'TAB_AS_INDENT'));
           problems.push({
             severity: 'error',
-            rule: err.code === 'DUPLICATE_KEY' ? 'yaml.duplicate-key' : 'yaml.syntax',
+            rule: (err.code === 'DUPLICATE_KEY' ? 'yaml.duplicate-key' : 'yaml.syntax') satisfies RuleId,
             file,
             line: pos.line,
             column: pos.col,
@@ -84,7 +85,7 @@ export function jsonSyntaxProblem(file: string, text: string): Problem {
   const offset = 'error' in read ? read.error.offset : 0;
   const message = 'error' in read ? read.error.message : 'invalid JSON';
   const pos = offsetToPosition(text, offset);
-  return { severity: 'error', rule: 'json.syntax', file, line: pos.line, column: pos.column, message, hint: SYNTAX_HINT };
+  return { severity: 'error', rule: 'json.syntax' satisfies RuleId, file, line: pos.line, column: pos.column, message, hint: SYNTAX_HINT };
 }
 
 /** Attaches line/column to the findings of one file (documents numbered as js-yaml's loadAll does). */

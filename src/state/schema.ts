@@ -9,6 +9,7 @@ import type { ErrorObject } from 'ajv';
 import type { Finding, PathSegment } from './finding.js';
 import { closest, fieldLabel, label, valueAt } from './labels.js';
 import { pointerToPath } from './json-pointer.js';
+import type { RuleId } from './rules.js';
 
 // Loading the schema is module loading (like an import), not I/O of the loader: the JSON sits at
 // the package root both from src/state (tests) and from dist/state (the built package).
@@ -125,7 +126,7 @@ function mapErrors(errors: readonly ErrorObject[], doc: unknown, docIndex: numbe
       case 'maximum': {
         if (typed.has(e.instancePath)) break;
         const field = path[path.length - 1];
-        const rule = field === 'rollout' ? 'distribution.rollout.range' : field === 'percentage' ? 'rollout.threshold.range' : 'schema.range';
+        const rule: RuleId = field === 'rollout' ? 'distribution.rollout.range' : field === 'percentage' ? 'rollout.threshold.range' : 'schema.range';
         const what = field === 'rollout' ? 'a distribution rollout' : field === 'percentage' ? 'a threshold percentage' : fieldLabel(doc, path);
         findings.push(finding(rule, `${what} must be between 0 and 100 (got ${show(e.data)}) in ${label(doc, path.slice(0, -1))}`, docIndex, path, {
           hint: 'use a percentage from 0 to 100',
@@ -140,14 +141,15 @@ function mapErrors(errors: readonly ErrorObject[], doc: unknown, docIndex: numbe
         break;
       }
       default:
-        findings.push(finding(`schema.${e.keyword}`, `${fieldLabel(doc, path)} ${e.message ?? 'is invalid'}`, docIndex, path));
+        // A keyword the schema gains before it gets a rule id (and a case) of its own here.
+        findings.push(finding('schema.invalid', `${fieldLabel(doc, path)} ${e.message ?? 'is invalid'}`, docIndex, path));
     }
   }
   return findings;
 }
 
 function finding(
-  rule: string,
+  rule: RuleId,
   message: string,
   doc: number,
   path: readonly PathSegment[],

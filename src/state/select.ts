@@ -7,6 +7,7 @@ import { compareProblems, compareWalkOrder } from './order.js';
 import type { Finding } from './finding.js';
 import { GlobSyntaxError, compileGlob, type CompiledGlob } from './glob.js';
 import { locateFindings, yamlSyntaxProblems } from './locate.js';
+import type { RuleId } from './rules.js';
 import { decodeUtf8 } from './parse.js';
 import type { Problem } from '../model/problem.js';
 
@@ -90,7 +91,7 @@ export function readIndex(file: IndexFileInput): { index?: StateIndex; problems:
   const decoded = decodeUtf8(file.bytes);
   if ('failure' in decoded) {
     const f = decoded.failure;
-    return { locate: none, problems: [{ severity: 'error', rule: 'index.encoding', file: file.path, line: f.line, column: f.column, message: f.message, hint: 'save the index file as UTF-8' }] };
+    return { locate: none, problems: [{ severity: 'error', rule: 'index.encoding' satisfies RuleId, file: file.path, line: f.line, column: f.column, message: f.message, hint: 'save the index file as UTF-8' }] };
   }
   let docs: unknown[];
   try {
@@ -102,7 +103,7 @@ export function readIndex(file: IndexFileInput): { index?: StateIndex; problems:
       line: (mark?.line ?? 0) + 1,
       column: (mark?.column ?? 0) + 1,
       ...(typeof mark?.position === 'number' ? { offset: mark.position } : {}),
-    }).map((p) => ({ ...p, rule: 'index.syntax' }));
+    }).map((p) => ({ ...p, rule: 'index.syntax' satisfies RuleId }));
     return { problems, locate: none };
   }
   const locate = (findings: Finding[]) => locateFindings(file.path, decoded.text, 'yaml', findings);
@@ -110,7 +111,7 @@ export function readIndex(file: IndexFileInput): { index?: StateIndex; problems:
   if (docs.length === 0 || docs[0] === null || docs[0] === undefined) {
     return {
       locate,
-      problems: [{ severity: 'error', rule: 'index.empty', file: file.path, line: 1, column: 1, message: 'the index file is empty', hint: 'add `include:` with the globs of the state files, or delete the index file to use the default discovery' }],
+      problems: [{ severity: 'error', rule: 'index.empty' satisfies RuleId, file: file.path, line: 1, column: 1, message: 'the index file is empty', hint: 'add `include:` with the globs of the state files, or delete the index file to use the default discovery' }],
     };
   }
   const data = docs[0];

@@ -12,6 +12,7 @@ import type { DocFlag, DocSegment, LoadedDocument } from './document.js';
 import { namespaceKeyOf } from './document.js';
 import type { Finding, FindingsByFile, PathSegment } from './finding.js';
 import { addFinding } from './finding.js';
+import type { RuleId } from './rules.js';
 import { label } from './labels.js';
 import type { Severity } from '../model/problem.js';
 
@@ -180,7 +181,7 @@ function checkSegmentReferences(data: Obj, ns: NamespaceIndex, report: Report): 
   }
 }
 
-type Report = (severity: Severity, rule: string, path: readonly PathSegment[], message: string, hint: string, at?: 'key') => void;
+type Report = (severity: Severity, rule: RuleId, path: readonly PathSegment[], message: string, hint: string, at?: 'key') => void;
 
 function namespaceOf(doc: LoadedDocument, data: Obj, namespaces: Map<string, NamespaceIndex>, report: Report): NamespaceIndex {
   const key = namespaceKeyOf(data);

@@ -13,7 +13,7 @@
  * goes to the log and /meta/snapshots only (as `cause`, never in the body). Pure: the caller passes
  * what the wording needs (a reference's state, the wait until the next poll).
  */
-import { Code, VexilError, notFound } from '../errors.js';
+import { Code, VexilError, backendUnavailable as backendUnavailableRefusal, notFound, storeOverloaded } from '../errors.js';
 import type { Problem } from '../model/problem.js';
 import type { RefState } from './ref-table.js';
 
@@ -23,12 +23,9 @@ export const unknownReference = (ref: string): VexilError => notFound(`reference
 export const commitIdsNotServed = (ref: string): VexilError =>
   notFound(`reference "${ref}" not found: this server does not serve commit ids, only branches and tags`);
 
-export const storeClosed = (): VexilError => new VexilError(Code.Unavailable, 'the store is closed');
+export { storeClosed } from '../errors.js';
 
-/** A 503 whose Retry-After is `retryAfterSeconds` rounded up, at least 1. */
-export function overloaded(message: string, retryAfterSeconds: number): VexilError {
-  return new VexilError(Code.Unavailable, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
-}
+const overloaded = storeOverloaded;
 
 export const tooManyLookups = (name: string): VexilError =>
   overloaded(`reference "${name}" cannot be looked up now: too many lookups are waiting; try again later`, 1);
@@ -49,11 +46,7 @@ export const tooManyReferences = (ref: string, maxReferences: number, retryAfter
  * after the next poll (`retryAfterMs`), which tries again.
  */
 export function backendUnavailable(ref: string, cause: unknown, retryAfterMs: number): VexilError {
-  const wait = retryAfterMs / 1000;
-  return new VexilError(Code.Unavailable, `reference "${ref}" cannot be read now: the state backend is unavailable; try again later`, {
-    headers: { 'Retry-After': String(Math.max(1, Math.ceil(wait))) },
-    cause,
-  });
+  return backendUnavailableRefusal(ref, retryAfterMs / 1000, cause);
 }
 
 /**

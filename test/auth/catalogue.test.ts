@@ -1,7 +1,9 @@
 /**
  * One check per row of the reference's error catalogue (§2.14) that applies to the token method,
- * and per error of the interface (§7), with status and exact body. Rows for OIDC, code host,
- * cluster, JWT and authorization do not apply: those are not served by this version.
+ * and per error of the interface (§7), with status and exact body. The rows of the other methods
+ * are checked with those methods: OIDC in oidc.test.ts and login-state.test.ts, code host in
+ * methods/code-host.test.ts, cluster in cluster.test.ts, JWT in jwt.test.ts. The authorization row
+ * (Flipt's policy engine) has no counterpart: vexil has no authorization policies.
  */
 import t from 'tap';
 import { UNAUTHENTICATED, bootstrapTokenFrom, createToken, denied, request, startAuthServer } from './support.js';

@@ -14,6 +14,9 @@ import { startServe, writeServeConfig } from './process.js';
 import { storeContract } from './store-contract.js';
 import { request, tempDir } from './support.js';
 
+/** The schema's defaults of authentication.storage.postgres.{connect,query,pool_wait}_timeout. */
+const TIMEOUTS = { connectTimeoutMs: 5000, queryTimeoutMs: 5000, poolWaitTimeoutMs: 5000 };
+
 const unavailable = postgresUnavailableReason();
 if (unavailable !== undefined) {
   reportMissing(t, 'PostgreSQL', unavailable);
@@ -35,19 +38,19 @@ if (unavailable !== undefined) {
     t.beforeEach(async () => {
       url = await freshDatabase();
     });
-    storeContract(t, () => openPostgresAuthStore({ url }));
+    storeContract(t, () => openPostgresAuthStore({ url, ...TIMEOUTS }));
   });
 
   t.test('schema: created once, versioned, refused when newer', async (t) => {
     const url = await freshDatabase();
-    const stores = await Promise.all([1, 2, 3].map(() => openPostgresAuthStore({ url })));
+    const stores = await Promise.all([1, 2, 3].map(() => openPostgresAuthStore({ url, ...TIMEOUTS })));
     await Promise.all(stores.map((s) => s.close()));
     const c = new pg.Client({ connectionString: url });
     await c.connect();
     t.teardown(() => c.end());
     t.same((await c.query('SELECT version FROM auth_schema_version')).rows, [{ version: 2 }], 'replicas starting together migrate once');
     await c.query('UPDATE auth_schema_version SET version = 42');
-    await t.rejects(openPostgresAuthStore({ url }), /schema version 42, newer than this vexil knows \(2\)/);
+    await t.rejects(openPostgresAuthStore({ url, ...TIMEOUTS }), /schema version 42, newer than this vexil knows \(2\)/);
   });
 
   t.test('a version-1 database is migrated in place: every record kept, none with a creator', async (t) => {
@@ -68,7 +71,7 @@ if (unavailable !== undefined) {
       INSERT INTO authentications (id, hashed_client_token, method, metadata, expires_at, created_at, updated_at) VALUES
         ('a1', 'h1', 'METHOD_TOKEN', '{"io.svc.auth.token.name":"boot"}', NULL, to_timestamp(1), to_timestamp(1)),
         ('a2', 'h2', 'METHOD_OIDC', '{"io.svc.auth.oidc.email":"x@example.com"}', to_timestamp(99), to_timestamp(2), to_timestamp(3));`);
-    const stores = await Promise.all([1, 2].map(() => openPostgresAuthStore({ url })));
+    const stores = await Promise.all([1, 2].map(() => openPostgresAuthStore({ url, ...TIMEOUTS })));
     t.teardown(() => Promise.all(stores.map((s) => s.close())));
     const all = await stores[0]!.list({ offset: 0, limit: 10 });
     t.same(all, [

@@ -1,7 +1,7 @@
 /**
  * `vexil serve` inside Kubernetes: the platform's own `VEXIL_*` variables (service links of a
  * Service named `vexil`) are ignored, logged by name only at debug level; the variables that name
- * a config key are applied and checked as before.
+ * a config key are applied and type-checked.
  */
 import t from 'tap';
 import { freePort } from '../support/throwaway-db.js';

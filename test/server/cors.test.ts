@@ -145,7 +145,7 @@ t.test('preflight: 204 before routing, every client header and method allowed, c
     }
     t.ok(res.headers.get('x-request-id'), 'logged and identified like any request');
   }
-  // OPTIONS without Access-Control-Request-Method is no preflight: the router answers it as before.
+  // OPTIONS without Access-Control-Request-Method is no preflight: the router answers it (not 204), with CORS headers.
   const plain = await call(`${url}/evaluate/v1/variant`, { method: 'OPTIONS', headers: { origin: PAGE } });
   t.not(plain.status, 204);
   t.equal(plain.headers.get('access-control-allow-origin'), '*');

@@ -433,6 +433,7 @@ t.test('which requests the fast path takes, and which it leaves to Koa', async (
     health: createHealth(),
     logger: pino({ level: 'silent' }),
     gates: [],
+    requests: 'all',
     cookie: () => undefined,
     environments: ENVIRONMENTS,
   });

@@ -63,7 +63,7 @@ t.test('requestLineWriter writes the line writeRequestLine writes, byte for byte
   const out: string[] = [];
   const destination = { write: (s: string) => void out.push(s) };
   const logger = createLogger({ level: 'info', encoding: 'json', destination });
-  const write = requestLineWriter(logger, 'POST');
+  const write = requestLineWriter(logger, 'POST', 'all');
   const cases: Array<[number, string, number, string | undefined, string]> = [
     [200, '/evaluate/v1/variant', 123_456, '127.0.0.1', 'a7d0c1de-0000-4000-8000-000000000001'],
     [200, '/evaluate/v1/variant', 2_100_000, '127.0.0.1', 'id-2'],
@@ -85,6 +85,6 @@ t.test('requestLineWriter writes the line writeRequestLine writes, byte for byte
   }
   const quiet = createLogger({ level: 'error', encoding: 'json', destination });
   const before = out.length;
-  requestLineWriter(quiet, 'POST')(200, '/x', 1_000_000, '127.0.0.1', 'id');
+  requestLineWriter(quiet, 'POST', 'all')(200, '/x', 1_000_000, '127.0.0.1', 'id');
   t.equal(out.length, before, 'below the level: nothing written');
 });

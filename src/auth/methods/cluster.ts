@@ -20,7 +20,7 @@
  * starts while the cluster API is briefly unreachable; a CA file that cannot be read stops the start.
  */
 import type Router from '@koa/router';
-import { Code, VexilError } from '../../errors.js';
+import { Code, VexilError, clusterVerificationUnavailable } from '../../errors.js';
 import { field, invalidField, isPlainObject } from '../../http/fields.js';
 import { cleartextProblem } from '../../http/loopback.js';
 import { requestBody } from '../../http/request-body.js';
@@ -128,14 +128,14 @@ export function createClusterExchanger(config: ClusterConfig, service: AuthServi
       try {
         verify = await verifierOnce();
       } catch (err) {
-        throw new VexilError(Code.Unavailable, `verifying service account: cluster discovery failed: ${(err as Error).message}`);
+        throw clusterVerificationUnavailable(`cluster discovery failed: ${(err as Error).message}`);
       }
       let verified;
       try {
         verified = await verify(token);
       } catch (err) {
         if (err instanceof JwtRejected && err.keysUnavailable) {
-          throw new VexilError(Code.Unavailable, `verifying service account: ${err.message}`);
+          throw clusterVerificationUnavailable(err.message);
         }
         throw refused(err instanceof JwtRejected ? err.message : 'verification failed');
       }

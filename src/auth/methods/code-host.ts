@@ -21,7 +21,7 @@
  * never stored, logged or put in an error, nor is the client secret.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { Code, VexilError } from '../../errors.js';
+import { Code, VexilError, codeHostUnavailable } from '../../errors.js';
 import type { AppRouterContext } from '../../http/context.js';
 import { sendJson } from '../../http/respond.js';
 import { trimTrailingCharacter } from '../../text.js';
@@ -75,9 +75,7 @@ export function createCodeHostMethod(deps: MethodDeps): AuthMethod {
     if (!(err instanceof CodeHostError)) throw err;
     if (err.kind === 'refused') return refuse(ctx, Code.Unauthenticated, `the code host refused the login (${err.oauthError ?? 'error'})`);
     ctx.state.log.warn({ error: err.message, kind: err.kind }, 'code host login failed: the code host did not answer as expected');
-    return new VexilError(Code.Unavailable, `${CALLBACK_LABEL}: the code host is unavailable, try again later`, {
-      headers: { 'Set-Cookie': deps.sessions.clearStateCookie() },
-    });
+    return codeHostUnavailable(deps.sessions.clearStateCookie());
   };
 
   const authorize = (base: string) => (ctx: AppRouterContext) => {

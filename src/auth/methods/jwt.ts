@@ -16,7 +16,7 @@
  * a request gets 503 with Retry-After, and the outage is logged at warn once, until a fetch of the
  * set succeeds again (logged at info).
  */
-import { Code, VexilError, unauthenticated } from '../../errors.js';
+import { jwtKeysUnavailable, unauthenticated } from '../../errors.js';
 import { createJwtVerifier, JwtRejected, readPublicKeyFile, type JwtVerifier, type KeySource } from '../jwt-verify.js';
 import { createTrustedFetch, type KeyFetch } from '../trusted-fetch.js';
 import { tokenKey } from '../token.js';
@@ -168,9 +168,7 @@ export function createJwtAuthenticator(config: MethodDeps['config']['methods']['
           keysDown = true;
           deps.logger.warn({ reason }, 'JWT key set unavailable: tokens signed with keys not fetched yet are answered 503');
         } else deps.logger.debug({ reason }, 'JWT not judged: key set unavailable');
-        throw new VexilError(Code.Unavailable, 'JWT key set unavailable', {
-          headers: { 'Retry-After': String(KEYS_UNAVAILABLE_RETRY_AFTER_SECONDS) },
-        });
+        throw jwtKeysUnavailable(KEYS_UNAVAILABLE_RETRY_AFTER_SECONDS);
       }
       deps.logger.debug({ reason }, 'JWT refused');
       throw unauthenticated();

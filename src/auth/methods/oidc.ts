@@ -21,7 +21,7 @@
  * name the failed check, not the values).
  */
 import * as client from 'openid-client';
-import { Code, VexilError, notFound } from '../../errors.js';
+import { Code, VexilError, notFound, oidcProviderUnavailable } from '../../errors.js';
 import { trimTrailingCharacter } from '../../text.js';
 import { compileEmailMatches, emailProblem } from '../email-match.js';
 import type { AppRouterContext } from '../../http/context.js';
@@ -68,7 +68,7 @@ class Provider {
 
   /** The provider's metadata, discovered once; a failed discovery is retried on the next call. */
   metadata(): Promise<client.ServerMetadata> {
-    const unavailable = () => new VexilError(Code.Unavailable, `oidc provider "${this.name}" is unavailable`);
+    const unavailable = () => oidcProviderUnavailable(this.name);
     // A provider that just failed is not asked again at once: a burst of logins while it is down
     // costs neither a request each nor a log line each.
     if (this.discovered === undefined && this.failedAt !== undefined && this.deps.clock() - this.failedAt < DISCOVERY_RETRY_MS) {

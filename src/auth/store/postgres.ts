@@ -83,15 +83,13 @@ export interface PostgresAuthStoreOptions {
   url: string;
   /** Pool size (default 10). */
   maxConnections?: number;
-  /** Opening one connection, ms (default 5000). */
-  connectTimeoutMs?: number;
-  /** One statement, ms (default 5000): client-side, and the server's statement_timeout. */
-  queryTimeoutMs?: number;
-  /** Waiting for a connection from the pool, opening one included, ms (default 5000). */
-  poolWaitTimeoutMs?: number;
+  /** Opening one connection, ms (`authentication.storage.postgres.connect_timeout`). */
+  connectTimeoutMs: number;
+  /** One statement, ms: client-side, and the server's statement_timeout (`query_timeout`). */
+  queryTimeoutMs: number;
+  /** Waiting for a connection from the pool, opening one included, ms (`pool_wait_timeout`). */
+  poolWaitTimeoutMs: number;
 }
-
-const DEFAULT_TIMEOUT_MS = 5000;
 
 async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
@@ -117,8 +115,7 @@ async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise
 }
 
 export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Promise<AuthStore> {
-  const connectTimeoutMs = opts.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS;
-  const queryTimeoutMs = opts.queryTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  const { connectTimeoutMs, queryTimeoutMs } = opts;
   // pg-pool's connectionTimeoutMillis bounds the wait for a client, opening one included; each
   // client's own bounds its connection attempt.
   class BoundedClient extends pg.Client {
@@ -129,7 +126,7 @@ export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Pro
   const pool = new pg.Pool({
     connectionString: opts.url,
     max: opts.maxConnections ?? 10,
-    connectionTimeoutMillis: opts.poolWaitTimeoutMs ?? DEFAULT_TIMEOUT_MS,
+    connectionTimeoutMillis: opts.poolWaitTimeoutMs,
     query_timeout: queryTimeoutMs,
     statement_timeout: queryTimeoutMs,
     Client: BoundedClient,

@@ -28,7 +28,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { Counter, Gauge, type Registry } from 'prom-client';
-import { Code, VexilError } from '../../errors.js';
+import { Code, VexilError, shuttingDown, streamLimit } from '../../errors.js';
 import { monotonicMs } from '../../http/clock.js';
 import type { Namespace, Snapshot } from '../../model/snapshot.js';
 import type { SnapshotStore } from '../../store/types.js';
@@ -336,18 +336,14 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
   }
 
   function admit(): void {
-    if (closing) throw new VexilError(Code.Unavailable, 'the server is shutting down', { headers: { 'Retry-After': '1' } });
+    if (closing) throw shuttingDown();
     if (subscribers.size >= limits.max_streams) {
       const now = monotonicMs();
       if (limits.max_streams > 0 && now - fullWarnedAt >= FULL_WARNING_INTERVAL_MS) {
         fullWarnedAt = now;
         logger.warn({ maxStreams: limits.max_streams }, 'stream limit reached: new streams are answered 503 (server.max_streams)');
       }
-      const message =
-        limits.max_streams === 0
-          ? 'streaming is turned off (server.max_streams is 0)'
-          : `too many open streams (server.max_streams is ${limits.max_streams}); try again later`;
-      throw new VexilError(Code.Unavailable, message, { headers: { 'Retry-After': String(FULL_RETRY_AFTER_SECONDS) } });
+      throw streamLimit(limits.max_streams, FULL_RETRY_AFTER_SECONDS);
     }
   }
 

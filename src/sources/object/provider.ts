@@ -1,7 +1,7 @@
 /**
  * What the object-store source needs from a bucket service: list the objects under the configured
  * prefix and download one object as it was listed. One file per provider implements this (s3.ts
- * today; an Azure Blob or Google Cloud Storage provider would be a sibling file), and
+ * is the one there is; an Azure Blob or Google Cloud Storage provider would be a sibling file), and
  * from-config.ts picks the provider from `storage.object.type`.
  */
 

@@ -11,6 +11,7 @@ import type { EvaluationReason } from '../../model/evaluation-result.js';
 import type { Problem } from '../../model/problem.js';
 import type { Expectation, TestCase } from './test-case.js';
 import { pointerToPath } from '../json-pointer.js';
+import type { RuleId } from '../rules.js';
 
 // Module loading, as for the state schema: the JSON sits at the package root from src/ and dist/.
 const schema = createRequire(import.meta.url)('../../../schemas/flag-tests.schema.json') as Record<string, unknown>;
@@ -36,7 +37,7 @@ export function readTestFile(file: string, text: string, opts: ReadTestFileOptio
     const pos = lineCounter.linePos(offset);
     return { line: pos.line, column: pos.col };
   };
-  const problem = (rule: string, message: string, offset: number, hint?: string): Problem => ({
+  const problem = (rule: RuleId, message: string, offset: number, hint?: string): Problem => ({
     severity: 'error',
     rule,
     file,
@@ -50,7 +51,7 @@ export function readTestFile(file: string, text: string, opts: ReadTestFileOptio
       cases: [],
       problems: doc.errors.map((e) => ({
         severity: 'error' as const,
-        rule: 'flag-test.syntax',
+        rule: 'flag-test.syntax' satisfies RuleId,
         file,
         line: e.linePos?.[0]?.line ?? 1,
         column: e.linePos?.[0]?.col ?? 1,
@@ -156,7 +157,8 @@ export function longReason(reason: string): EvaluationReason {
 
 // ----- schema errors → located problems ------------------------------------------------------------
 
-function ruleOf(e: ErrorObject): string {
+/** The rule of a schema error: `flag-test.` and this. */
+function ruleOf(e: ErrorObject): 'required' | 'unknown-key' | 'enum' | 'empty-expect' | 'expect-conflict' | 'duplicate' | 'type' {
   switch (e.keyword) {
     case 'required':
       return 'required';
