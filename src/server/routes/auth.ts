@@ -11,15 +11,14 @@ import { METHODS, METHOD_NUMBERS, authenticationJson, type Method } from '../../
 import type { AuthenticationConfig } from '../../config/types.js';
 import { readJsonObject } from '../../http/body.js';
 import { invalidField } from '../../http/fields.js';
-import { trimSlashes } from '../../http/url.js';
+import { withForwardedPrefix } from '../../http/forwarded-prefix.js';
 import type { AppRouterContext, AppState } from '../context.js';
 import { parsePageParams } from '../pagination.js';
 import { sendJson } from '../respond.js';
 
 /** `X-Forwarded-Prefix` joined in front of a path (reference §2.4). */
 function prefixed(ctx: AppRouterContext, path: string): string {
-  const prefix = trimSlashes(ctx.get('X-Forwarded-Prefix').trim());
-  return prefix === '' ? path : `/${prefix}${path}`;
+  return withForwardedPrefix(ctx.get('X-Forwarded-Prefix'), path);
 }
 
 function methodListing(ctx: AppRouterContext, config: AuthenticationConfig) {
