@@ -23,6 +23,12 @@ export interface Config {
     stream_heartbeat_interval: number;
     /** Bytes a stream may have waiting for a slow client before it is dropped (default 1 MiB). */
     stream_buffer_limit: number;
+    /** ms an idle keep-alive connection stays open (default 65s: above load balancers' 60 s). */
+    keep_alive_timeout: number;
+    /** ms a client may take to send the headers (default 66s; above keep_alive_timeout). */
+    headers_timeout: number;
+    /** `host:port` of a listener serving only `/metrics`, unauthenticated (unset: none). */
+    metrics_address?: string;
   };
   log: {
     level: LogLevel; // default info
@@ -133,7 +139,7 @@ export interface AuthenticationConfig {
     sqlite: { path?: string }; // default <data_dir>/auth.db
     postgres: { url?: string }; // required with type postgres
   };
-  exclude: { management: boolean; evaluation: boolean };
+  exclude: { management: boolean; evaluation: boolean; metrics: boolean };
   session: {
     domain?: string;
     secure: boolean;

@@ -7,6 +7,7 @@ import { STATUS_CODES, createServer, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import { Code, VexilError } from '../errors.js';
 import type { AuthGate } from '../auth/middleware.js';
+import { REQUEST_TIMEOUT_MS } from '../config/semantic.js';
 import { createApp, type AppDeps, type VexilApp } from './app.js';
 import { createCorsPolicy } from './cors.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
@@ -104,12 +105,20 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
         })
       : undefined;
   const server = createServer(
+    // Idle keep-alive connections outlive a load balancer's idle timeout (60 s for most), so the
+    // load balancer closes them first and never sends a request on one vexil is closing (a 502).
+    {
+      keepAliveTimeout: opts.config.server.keep_alive_timeout,
+      headersTimeout: opts.config.server.headers_timeout,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+    },
     fast === undefined
       ? koa
       : (req, res) => {
           if (!fast(req, res)) void koa(req, res);
         },
   );
+  server.keepAliveTimeout = opts.config.server.keep_alive_timeout;
 
   // Node answers an Expect it does not know with a bare 417; ours carries the JSON body.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
