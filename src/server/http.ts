@@ -187,6 +187,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
         resolve();
       });
       server.closeIdleConnections();
+      logger.info('no longer accepting connections; draining requests');
     });
     return closing;
   };

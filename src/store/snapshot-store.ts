@@ -222,6 +222,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
   }
 
   function recordError(ref: string, message: string): void {
+    if (closed) return; // backend work abandoned by close(): not a backend fault
     const at = now().toISOString();
     const st = stateOf(ref);
     st.lastError = { at, message };
@@ -256,6 +257,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
       recordError(ref, message);
       return undefined;
     }
+    if (closed && !initial) return undefined;
     const at = now().toISOString();
     st.lastError = undefined;
     if (polled && checkedAt !== undefined) st.checkedAt = checkedAt;
@@ -756,8 +758,11 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
       const stop = unwatch;
       unwatch = undefined;
       if (stop !== undefined) await stop();
-      await queue.idle(); // let running and queued work finish before the source goes away
+      // Backend work is abandoned, not awaited: closing the source first fails its requests in
+      // flight (a hung Git server would otherwise hold the shutdown for its 30 s timeout), then
+      // the builds that were waiting on them end; none swaps anything in once closed.
       await source.close?.();
+      await queue.idle();
     },
   };
   return store;
