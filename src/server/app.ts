@@ -103,6 +103,7 @@ export function createApp(deps: AppDeps): VexilApp {
     version,
     storageType: deps.storageType ?? deps.config.storage.type,
     authenticationRequired: deps.config.authentication.required,
+    metricsRoute: deps.config.server.metrics_address === undefined,
   });
   registerManagementRoutes(router, { store: deps.store });
   registerDiffRoutes(router, { store: deps.store });

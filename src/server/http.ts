@@ -7,6 +7,7 @@ import { STATUS_CODES, createServer, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import { Code, VexilError } from '../errors.js';
 import type { AuthGate } from '../auth/middleware.js';
+import { parseListenAddress } from '../config/listen-address.js';
 import { REQUEST_TIMEOUT_MS } from '../config/semantic.js';
 import { createApp, type AppDeps, type VexilApp } from './app.js';
 import { createCorsPolicy } from './cors.js';
@@ -14,6 +15,7 @@ import { serializeErrorBody, toErrorResponse } from './errors.js';
 import { createFastPath } from './fast-path.js';
 import { createHealth } from './health.js';
 import { createServerMetrics } from './metrics.js';
+import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { revisionFor } from './request-log.js';
 
 export { createApp, type AppDeps, type VexilApp, type VersionInfo } from './app.js';
@@ -40,6 +42,8 @@ export interface RunningHttpServer {
   readonly app: VexilApp;
   /** Whether the hot read endpoints are answered by the node:http fast path (fast-path.ts). */
   readonly fastPath: boolean;
+  /** The `server.metrics_address` listener's `http://host:port`, when configured. */
+  readonly metricsUrl?: string;
   /**
    * Graceful stop: `/health` turns NOT_SERVING, no new connections are accepted, in-flight
    * requests finish (responses carry `Connection: close`), live-update streams end, idle
@@ -164,6 +168,24 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
   const port = typeof address === 'object' && address !== null ? address.port : wantedPort;
   const url = `http://${formatHost(host)}:${port}`;
   logger.debug({ url }, 'http server listening');
+  let metricsListener: MetricsListener | undefined;
+  if (opts.config.server.metrics_address !== undefined) {
+    const parsed = parseListenAddress(opts.config.server.metrics_address);
+    try {
+      if (typeof parsed === 'string') throw new Error(`server.metrics_address: ${parsed}`);
+      metricsListener = await startMetricsListener({
+        address: parsed,
+        defaultHost: host,
+        metrics,
+        logger,
+        keepAliveTimeoutMs: opts.config.server.keep_alive_timeout,
+      });
+    } catch (err) {
+      server.close();
+      server.closeAllConnections();
+      throw err;
+    }
+  }
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -178,13 +200,14 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
         logger.warn({ timeoutMs }, 'shutdown timeout: closing remaining connections');
         server.closeAllConnections();
       }, timeoutMs);
+      const metricsClosed = metricsListener?.close();
       server.close(() => {
         clearInterval(sweep);
         clearTimeout(cut);
         app.vexil.dispose();
         if (ownMetrics) metrics.dispose();
         logger.info('http server closed');
-        resolve();
+        void (metricsClosed ?? Promise.resolve()).then(resolve);
       });
       server.closeIdleConnections();
       logger.info('no longer accepting connections; draining requests');
@@ -192,5 +215,13 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
     return closing;
   };
 
-  return { url, port, server, app, fastPath: fast !== undefined, close };
+  return {
+    url,
+    port,
+    server,
+    app,
+    fastPath: fast !== undefined,
+    ...(metricsListener !== undefined ? { metricsUrl: metricsListener.url } : {}),
+    close,
+  };
 }
