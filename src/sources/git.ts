@@ -21,7 +21,7 @@ import { createGitHttpClient, type GitHttpClient } from './git/http-client.js';
 import { createRefLister, type RemoteRef } from './git/ls-refs.js';
 import { listLocalRefs, openMirror, type Mirror } from './git/mirror.js';
 import { hasCommit, listFiles, normalizeDirectory, peel, revisionMeta, type ObjectDb } from './git/objects.js';
-import { defaultCacheDir, parseRepository, type RepositoryLocation } from './git/options.js';
+import { parseRepository, privateDefaultCacheDir, type RepositoryLocation } from './git/options.js';
 import { isCommitId, referenceNames, type ListedRef } from './git/ref-names.js';
 import type { FileSet, Revision, Source } from './types.js';
 
@@ -107,7 +107,7 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
   });
   const headers = () => authHeaders(auth);
   const lister = createRefLister({ url, http, headers, hasCredentials: withCredentials });
-  const cacheDir = opts.cacheDir ?? defaultCacheDir();
+  const cacheDir = opts.cacheDir ?? privateDefaultCacheDir();
   let mirrorP: Promise<Mirror> | undefined;
   let opened: Mirror | undefined;
   const mirror = () => {
