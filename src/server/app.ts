@@ -116,7 +116,16 @@ export function createApp(deps: AppDeps): VexilApp {
   registerStreamRoutes(router, { store: deps.store, hub: streams, environments: deps.config.environments, middleware: deps.middleware ?? [], ...(deps.auth ? { authClock: deps.auth.service.clock } : {}) });
   if (deps.auth) registerAuthRoutes(router, deps.auth);
 
-  app.use(requestLog({ logger: deps.logger, store: deps.store, metrics, health, requests: deps.config.log.requests }));
+  app.use(
+    requestLog({
+      logger: deps.logger,
+      store: deps.store,
+      metrics,
+      health,
+      requests: deps.config.log.requests,
+      hideRevision: deps.config.authentication.required,
+    }),
+  );
   // Before everything that can fail, so error answers carry the CORS headers too, and before
   // authentication, which a preflight never passes (browsers send no credentials with one).
   const cors = createCorsPolicy(deps.config.cors);

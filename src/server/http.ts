@@ -104,6 +104,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
           gates: gates as AuthGate[],
           requests: opts.config.log.requests,
           environments: opts.config.environments,
+          hideRevision: opts.config.authentication.required,
           cookie: (req, res, name) => app.createContext(req, res).cookies.get(name),
           ...(cors !== undefined ? { cors } : {}),
         })
@@ -129,7 +130,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
     const expect = req.headers.expect ?? '';
     const r = rawErrorResponse(
       new VexilError(Code.InvalidArgument, `unsupported Expect header "${expect}": only 100-continue is supported`, { httpStatus: 417 }),
-      revisionFor({}, store),
+      revisionFor({}, store, opts.config.authentication.required),
     );
     const head = Object.entries({ ...r.headers, Connection: 'close' }).flat();
     cors?.appendResponseHeaders(head, req.headers.origin);
@@ -143,7 +144,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
       socket.destroy();
       return;
     }
-    const r = rawErrorResponse(clientErrorFor(err), revisionFor({}, store));
+    const r = rawErrorResponse(clientErrorFor(err), revisionFor({}, store, opts.config.authentication.required));
     const head = [`HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? 'Bad Request'}`];
     for (const [k, v] of Object.entries(r.headers)) head.push(`${k}: ${v}`);
     // The request was not parsed, so its Origin is unknown: only `*` can be answered.

@@ -248,6 +248,8 @@ t.test('required: true: /ready says ready or not to anyone, the reference and re
     t.equal(res.status, 200, what);
     t.same(res.body, { status: 'READY' }, `${what}: no reference, no revision`);
   }
+  const stranger = await request(`${s.url}/ready`);
+  t.equal(stranger.headers.get('x-vexil-revision'), '', 'no revision in the header either');
   const known = await request(`${s.url}/ready`, { token });
   t.equal(known.status, 200);
   t.match(known.body, { status: 'READY', reference: String, revision: /^[0-9a-f]+$/ });
@@ -268,4 +270,27 @@ t.test('server.metrics_address: /metrics on its own listener without a token, no
   t.equal((await request(`${s.http.metricsUrl}/metrics`, { method: 'POST', body: {} })).status, 405);
   t.equal((await request(`${s.url}/metrics`)).status, 401, 'main port, no token: refused as any closed path');
   t.equal((await request(`${s.url}/metrics`, { token })).status, 404, 'main port, with a token: no such route');
+});
+
+t.test('required: true: X-Vexil-Revision (a commit id) only to callers with a valid credential, on both server paths', async (t) => {
+  const s = await startAuthServer(t, { yaml: REQUIRED });
+  const token = bootstrapTokenFrom(s.logs)!;
+  const revision = (await request(`${s.url}/ready`, { token })).headers.get('x-vexil-revision');
+  t.match(revision, /^[0-9a-f]{8,}$/, 'the served revision, to a known caller');
+  // /health never looks at credentials: no revision, whoever asks.
+  t.equal((await request(`${s.url}/health`, { token })).headers.get('x-vexil-revision'), '', '/health: no revision');
+  // Koa routes, the fast path's evaluation route and a path nobody serves.
+  for (const [method, path, body] of [
+    ['GET', '/api/v1/namespaces', undefined],
+    ['POST', '/evaluate/v1/variant', EVAL],
+    ['POST', '/evaluate/v1/variant', { flagKey: 'color' }],
+    ['GET', '/no/such/path', undefined],
+  ] as const) {
+    const stranger = await request(`${s.url}${path}`, { method, ...(body !== undefined ? { body } : {}) });
+    t.equal(stranger.headers.get('x-vexil-revision'), '', `${method} ${path} without a token (${stranger.status}): no revision`);
+    const garbage = await request(`${s.url}${path}`, { method, token: 'garbage', ...(body !== undefined ? { body } : {}) });
+    t.equal(garbage.headers.get('x-vexil-revision'), '', `${method} ${path} with a garbage token (${garbage.status}): no revision`);
+    const known = await request(`${s.url}${path}`, { method, token, ...(body !== undefined ? { body } : {}) });
+    t.equal(known.headers.get('x-vexil-revision'), revision, `${method} ${path} with the token (${known.status}): the revision`);
+  }
 });
