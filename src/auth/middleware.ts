@@ -1,9 +1,10 @@
 /**
  * Request authentication (interface §5.1, reference §2.5, §2.13), run before routing:
  *
- * - `/health`, `/ready`, `/metrics`, `GET /auth/v1/method` (and the login flows) never need a
- *   token, nor do sections opened by `exclude.management` / `exclude.evaluation`; there the
- *   credentials are not even looked at.
+ * - `/health`, `/ready`, `GET /auth/v1/method` (and the login flows) never need a token, nor do
+ *   sections opened by `exclude.management` / `exclude.evaluation` / `exclude.metrics`; there the
+ *   credentials are not even looked at, except on `/ready`, which identifies a caller presenting
+ *   a valid one (and never refuses one that is not).
  * - Otherwise, with `required: true`, the request needs `Authorization: Bearer <token>`, or the
  *   `svc_client_token` cookie when there is no Authorization header at all. Missing, unknown or
  *   expired → 401 `request was not authenticated`.
@@ -41,7 +42,7 @@ declare module '../http/context.js' {
 export interface AuthMiddlewareOptions {
   service: AuthService;
   required: boolean;
-  exclude: { management: boolean; evaluation: boolean };
+  exclude: { management: boolean; evaluation: boolean; metrics?: boolean };
   /** `authentication.session.domain`, for the cookie-clearing header on a refused cookie. */
   sessionDomain?: string;
   /** `authentication.session.csrf`: cookie-authenticated unsafe requests are checked (src/auth/csrf.ts). */
@@ -121,7 +122,11 @@ function credentialOf(req: AuthRequest, stateless: ReadonlyArray<readonly [prefi
 }
 
 function excluded(scope: Extract<RequestScope, { public: false }>, opts: AuthMiddlewareOptions): boolean {
-  return (scope.section === 'management' && opts.exclude.management) || (scope.section === 'evaluation' && opts.exclude.evaluation);
+  return (
+    (scope.section === 'management' && opts.exclude.management) ||
+    (scope.section === 'evaluation' && opts.exclude.evaluation) ||
+    (scope.section === 'metrics' && opts.exclude.metrics === true)
+  );
 }
 
 export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
@@ -163,7 +168,7 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
   const gate = (req: AuthRequest): AuthDecision => {
     if (passes(req.method, req.path)) return undefined;
     const scope = scopeOf(req.method, req.path);
-    if (scope.public) return undefined;
+    if (scope.public) return scope.identify === true && opts.required ? identify(req) : undefined;
     // Logging out drops the session cookies whatever happens next, refusals included (reference §2.17).
     if (scope.self && req.method === 'PUT' && /^\/auth\/v1\/self\/expire\/?$/.test(req.path)) {
       req.setCookies([STATE_COOKIE, CLIENT_TOKEN_COOKIE, CSRF_COOKIE].map((name) => clearCookie(name, opts.sessionDomain)));
@@ -188,6 +193,20 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
     const cached = service.lookupCached(credential.token);
     if (cached !== undefined) return admit(req, scope, credential, cached);
     return service.lookup(credential.token).then((found) => admit(req, scope, credential, found));
+  };
+
+  /** The caller on a public path that says more to a known caller: a valid credential, else undefined (never a refusal). */
+  const identify = async (req: AuthRequest): Promise<Authentication | undefined> => {
+    const credential = credentialOf(req, stateless);
+    try {
+      if (credential.kind === 'stateless') return await credential.method.authenticate!(credential.token);
+      if (credential.kind !== 'bearer' && credential.kind !== 'cookie') return undefined;
+      const found = service.lookupCached(credential.token) ?? (await service.lookup(credential.token));
+      if (!found.ok || rechecks.get(found.authentication.method)?.(found.authentication) !== undefined) return undefined;
+      return found.authentication;
+    } catch {
+      return undefined;
+    }
   };
 
   /** The rest of the decision once the token's record is known: recheck, then namespace scope. */

@@ -9,7 +9,7 @@
 
 import { isUiPath } from '../http/ui-paths.js';
 
-export type Section = 'management' | 'evaluation' | 'auth' | 'other';
+export type Section = 'management' | 'evaluation' | 'auth' | 'metrics' | 'other';
 
 /** Where the single namespace of a request is found. */
 export type NamespaceSource =
@@ -24,12 +24,16 @@ export type NamespaceSource =
   | { from: 'header' };
 
 export type RequestScope =
-  | { public: true }
+  /** `identify`: a presented credential is checked and the caller known when valid, never refused (`/ready` says more then). */
+  | { public: true; identify?: true }
   | { public: false; section: Section; namespace: NamespaceSource; self: boolean };
 
 export const DEFAULT_NAMESPACE = 'default';
 
-const OPERATIONAL = new Set(['/health', '/ready', '/metrics']);
+// `/metrics` names namespaces, flags and references: it is the `metrics` section (`exclude.metrics`
+// opens it, or `server.metrics_address` serves it elsewhere). `/ready` is public and says more to a
+// caller it knows.
+const OPERATIONAL = new Set(['/health']);
 
 function decodeSegment(s: string): string | undefined {
   try {
@@ -45,6 +49,8 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
   // The router treats one trailing slash as absent; the classification must agree with it.
   const path = rawPath.length > 1 && rawPath.endsWith('/') ? rawPath.slice(0, -1) : rawPath;
   if (OPERATIONAL.has(path)) return { public: true };
+  if (path === '/ready') return { public: true, identify: true };
+  if (path === '/metrics') return { public: false, section: 'metrics', namespace: NONE, self: false };
 
   const read = method === 'GET' || method === 'HEAD';
   // The web UI's pages and assets: the login page among them, so no token can be asked for.

@@ -26,6 +26,7 @@ import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { Code, VexilError } from '../errors.js';
 import type { AuthenticationConfig } from '../config/types.js';
 import { trimSlashes } from '../http/url.js';
+import { withForwardedPrefix } from '../http/forwarded-prefix.js';
 import type { AppRouterContext } from '../http/context.js';
 import { sessionCookie, type CookieAttributes } from './cookies.js';
 import { csrfCookie } from './csrf.js';
@@ -146,11 +147,7 @@ export class Sessions {
   }
 }
 
-/** `X-Forwarded-Prefix` joined in front of `path` (reference §2.4); header value as received. */
-export function withForwardedPrefix(prefixHeader: string | undefined, path: string): string {
-  const prefix = trimSlashes((prefixHeader ?? '').trim());
-  return prefix === '' ? path : `/${prefix}${path}`;
-}
+export { withForwardedPrefix };
 
 /** Ends a successful callback: the session cookies, then 302 to the UI root (reference §2.7 step 4). */
 export function respondWithSession(ctx: AppRouterContext, issued: IssuedSession): void {

@@ -1,6 +1,7 @@
 /**
  * `vexil serve [--config FILE]`: config → logger → source → store (first build) → HTTP server;
- * SIGTERM/SIGINT → stop watching, drain in-flight requests, exit 0. Invalid config or invalid
+ * SIGTERM/SIGINT → stop accepting connections, drain requests and end streams, abandon backend
+ * work (requests to a Git server in flight), exit 0. Invalid config or invalid
  * initial state → the problems on stderr, exit 1.
  */
 import cluster from 'node:cluster';
@@ -32,7 +33,7 @@ import { SERVE_USAGE, UsageError } from './usage.js';
 
 /**
  * Last resort after a shutdown signal. The HTTP server cuts requests still running after its own
- * 10 s drain; this only covers a shutdown step that hangs.
+ * 10 s drain and the store abandons backend work; this only covers a shutdown step that hangs.
  */
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 
@@ -160,15 +161,19 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
         return;
       }
       stopping = true;
-      logger.info({ signal }, 'shutting down: stop watching, drain in-flight requests');
+      logger.info({ signal }, 'shutting down: stop accepting, drain requests and streams, then abandon backend work');
       const timer = setTimeout(() => {
         logger.warn({ timeoutMs: SHUTDOWN_TIMEOUT_MS }, 'shutdown did not finish in time; exiting');
         resolveExit(1);
       }, SHUTDOWN_TIMEOUT_MS);
       timer.unref();
       (async () => {
-        await store.close();
+        // In this order: requests in flight are answered from the snapshots held in memory, so
+        // they never wait on the backend; the backend (a Git server that may hang) is left last
+        // and abandoned rather than awaited.
         await running.close();
+        await store.close();
+        logger.info({}, 'backend work abandoned');
         await authRuntime.close();
         clearTimeout(timer);
         logger.info({}, 'stopped');

@@ -1,9 +1,11 @@
 /**
  * Where vexil keeps state between runs when `data_dir` is not set: the OS data folder, or the
- * OS temp folder when there is no usable home folder (containers often run with none).
+ * OS temp folder when there is no usable home folder (containers often run with none); that one
+ * is private to vexil's user (see resolveDataDir).
  */
 import { homedir, tmpdir, userInfo } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { ensurePrivateDir } from '../private-dir.js';
 
 export interface DataDirEnv {
   env: NodeJS.ProcessEnv;
@@ -41,7 +43,14 @@ export function defaultDataDir(e: DataDirEnv = currentEnv()): string {
   return join(e.tmp, `vexil${userSuffix()}`);
 }
 
-/** `data_dir` from the config (relative to `cwd`), else the default. */
+/**
+ * `data_dir` from the config (relative to `cwd`), else the default. The default in the shared
+ * temp folder is made private, or refused when someone else made it (src/private-dir.ts).
+ */
 export function resolveDataDir(configured: string | undefined, cwd: string): string {
-  return configured !== undefined ? resolve(cwd, configured) : defaultDataDir();
+  if (configured !== undefined) return resolve(cwd, configured);
+  const e = currentEnv();
+  const dir = defaultDataDir(e);
+  if (dirname(dir) === resolve(e.tmp)) ensurePrivateDir(dir, 'the default data folder (data_dir)');
+  return dir;
 }

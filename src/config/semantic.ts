@@ -4,12 +4,16 @@
  */
 import { parseDuration } from './duration.js';
 import { cleartextProblem } from '../http/loopback.js';
+import { parseListenAddress } from './listen-address.js';
 import { originEntryProblem } from '../http/origins.js';
 import type { ConfigProblem } from './errors.js';
 import { emailPatternProblem } from './email-pattern.js';
 
 // The shape is guaranteed by the schema check that runs first.
 type Obj = Record<string, any>;
+
+/** Node's default `requestTimeout` (the whole request), which the headers timeout may not exceed. */
+export const REQUEST_TIMEOUT_MS = 300_000;
 
 const METHODS_WITH_CLEANUP = ['token', 'oidc', 'code_host', 'cluster'] as const;
 
@@ -81,6 +85,19 @@ export function checkSemantics(raw: Obj): ConfigProblem[] {
     } else if (jwt.jwks_url !== undefined && jwt.public_key_file !== undefined) {
       add('authentication.methods.jwt', 'only one of jwks_url or public_key_file can be set');
     }
+  }
+
+  const server: Obj = raw.server;
+  // Node's advice: the headers timeout above the keep-alive timeout; Node's request timeout (5 min) above both.
+  if (parseDuration(server.keep_alive_timeout) <= 0) add('server.keep_alive_timeout', 'must be a positive duration');
+  if (parseDuration(server.headers_timeout) <= parseDuration(server.keep_alive_timeout)) {
+    add('server.headers_timeout', 'must be longer than server.keep_alive_timeout');
+  } else if (parseDuration(server.headers_timeout) > REQUEST_TIMEOUT_MS) {
+    add('server.headers_timeout', 'must be at most 5m (the request timeout)');
+  }
+  if (server.metrics_address !== undefined) {
+    const parsed = parseListenAddress(server.metrics_address as string);
+    if (typeof parsed === 'string') add('server.metrics_address', parsed);
   }
 
   const origins = raw.cors.allowed_origins as string[];

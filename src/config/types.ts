@@ -23,6 +23,12 @@ export interface Config {
     stream_heartbeat_interval: number;
     /** Bytes a stream may have waiting for a slow client before it is dropped (default 1 MiB). */
     stream_buffer_limit: number;
+    /** ms an idle keep-alive connection stays open (default 65s: above load balancers' 60 s). */
+    keep_alive_timeout: number;
+    /** ms a client may take to send the headers (default 66s; above keep_alive_timeout). */
+    headers_timeout: number;
+    /** `host:port` of a listener serving only `/metrics`, unauthenticated (unset: none). */
+    metrics_address?: string;
   };
   log: {
     level: LogLevel; // default info
@@ -163,7 +169,7 @@ export interface AuthenticationConfig {
       outage_grace: number; // ms, default 5m; cached tokens accepted while the database is unreachable
     };
   };
-  exclude: { management: boolean; evaluation: boolean };
+  exclude: { management: boolean; evaluation: boolean; metrics: boolean };
   session: {
     domain?: string;
     secure: boolean;

@@ -109,6 +109,7 @@ export function createApp(deps: AppDeps): VexilApp {
     storageType: deps.storageType ?? deps.config.storage.type,
     authenticationRequired: deps.config.authentication.required,
     ...(authStore ? { authStore } : {}),
+    metricsRoute: deps.config.server.metrics_address === undefined,
   });
   registerManagementRoutes(router, { store: deps.store });
   registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });
@@ -121,7 +122,16 @@ export function createApp(deps: AppDeps): VexilApp {
   registerStreamRoutes(router, { store: deps.store, hub: streams, environments: deps.config.environments, middleware: deps.middleware ?? [], ...(deps.auth ? { authClock: deps.auth.service.clock } : {}) });
   if (deps.auth) registerAuthRoutes(router, deps.auth);
 
-  app.use(requestLog({ logger: deps.logger, store: deps.store, metrics, health, requests: deps.config.log.requests }));
+  app.use(
+    requestLog({
+      logger: deps.logger,
+      store: deps.store,
+      metrics,
+      health,
+      requests: deps.config.log.requests,
+      hideRevision: deps.config.authentication.required,
+    }),
+  );
   // Before everything that can fail, so error answers carry the CORS headers too, and before
   // authentication, which a preflight never passes (browsers send no credentials with one).
   const cors = createCorsPolicy(deps.config.cors);

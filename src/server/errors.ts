@@ -9,7 +9,7 @@ import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { AppState } from '../http/context.js';
 import { Code, INTERNAL_MESSAGE, toVexilError, type VexilError } from '../errors.js';
-import { trimSlashes } from '../http/url.js';
+import { withForwardedPrefix } from '../http/forwarded-prefix.js';
 
 declare module '../http/context.js' {
   interface AppState {
@@ -102,8 +102,7 @@ export function errorMiddleware(opts: ErrorMiddlewareOptions): Middleware {
       if ((ctx.state as Partial<AppState>).errorPage === true && ctx.accepts('json', 'html') === 'html') {
         ctx.type = 'text/html; charset=utf-8';
         ctx.set('Content-Security-Policy', "default-src 'none'");
-        const prefix = trimSlashes(ctx.get('X-Forwarded-Prefix').trim());
-        ctx.body = errorPage(res, prefix === '' ? '/' : `/${prefix}/`);
+        ctx.body = errorPage(res, withForwardedPrefix(ctx.get('X-Forwarded-Prefix'), '/'));
         return;
       }
       ctx.type = 'application/json';

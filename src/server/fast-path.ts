@@ -61,6 +61,8 @@ export interface FastPathDeps {
   cors?: CorsPolicy;
   /** `environments.*`: environment names → references (environments.ts). */
   environments: Config['environments'];
+  /** `authentication.required`: X-Vexil-Revision as request-log.ts's revisionFor gives it. */
+  hideRevision?: boolean;
 }
 
 /** Returns true when it took the request; false leaves it to Koa. */
@@ -160,6 +162,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 export function createFastPath(deps: FastPathDeps): FastPath {
   const { store, metrics, health, logger, gates, cookie, cors, environments } = deps;
+  const hideRevision = deps.hideRevision === true;
   const requests = deps.requests;
   /** The request log line writer of each method the fast path serves. */
   const requestLines: Readonly<Record<string, ReturnType<typeof requestLineWriter>>> = {
@@ -193,6 +196,8 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     /** Errors before routing (URL, authentication) are 'unmatched', as in the Koa chain. */
     matched = false;
     snapshot: Snapshot | undefined;
+    /** A gate checked a credential the request presented (the Koa chain's `state.authentication`). */
+    authenticated = false;
     child: Logger | undefined;
     /** The body, when a gate read it (a namespace-scoped token's check): the route reads the same. */
     jsonBody: Promise<unknown> | undefined;
@@ -251,11 +256,15 @@ export function createFastPath(deps: FastPathDeps): FastPath {
         }
         if (decision instanceof Promise) {
           decision.then(
-            () => this.start(i + 1),
+            (authentication) => {
+              if (authentication !== undefined) this.authenticated = true;
+              this.start(i + 1);
+            },
             (err: unknown) => this.onJsonError(err),
           );
           return;
         }
+        if (decision !== undefined) this.authenticated = true;
       }
       this.matched = true;
       if (this.method !== 'POST') this.serveSnapshot();
@@ -401,7 +410,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
         else writeRequestLine(this.child, requestLine(method, this.url, status, nanos, req.socket.remoteAddress));
       }
       if (res.destroyed || res.writableEnded) return;
-      const revision = this.snapshot?.revision ?? store.get()?.revision ?? '';
+      const revision = this.snapshot?.revision ?? (hideRevision && !this.authenticated ? '' : (store.get()?.revision ?? ''));
       // A flat [name, value, ...] list goes to the socket without building a header map. The
       // order is the Koa chain's: CORS (its middleware runs first), the route's or the error's
       // headers, the content's, then the request log's on the way out.

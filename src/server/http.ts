@@ -7,12 +7,15 @@ import { STATUS_CODES, createServer, type IncomingMessage, type Server, type Ser
 import type { Socket } from 'node:net';
 import { Code, VexilError } from '../errors.js';
 import type { AuthGate } from '../auth/middleware.js';
+import { parseListenAddress } from '../config/listen-address.js';
+import { REQUEST_TIMEOUT_MS } from '../config/semantic.js';
 import { createApp, type AppDeps, type VexilApp } from './app.js';
 import { createCorsPolicy } from './cors.js';
 import { serializeErrorBody, toErrorResponse } from './errors.js';
 import { createFastPath } from './fast-path.js';
 import { createHealth } from './health.js';
 import { createServerMetrics } from './metrics.js';
+import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
 import { revisionFor } from './request-log.js';
 
 export { createApp, type AppDeps, type VexilApp, type VersionInfo } from './app.js';
@@ -39,6 +42,8 @@ export interface RunningHttpServer {
   readonly app: VexilApp;
   /** Whether the hot read endpoints are answered by the node:http fast path (fast-path.ts). */
   readonly fastPath: boolean;
+  /** The `server.metrics_address` listener's `http://host:port`, when configured. */
+  readonly metricsUrl?: string;
   /**
    * Graceful stop: `/health` turns NOT_SERVING, no new connections are accepted, in-flight
    * requests finish (responses carry `Connection: close`), live-update streams end, idle
@@ -99,24 +104,33 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
           gates: gates as AuthGate[],
           requests: opts.config.log.requests,
           environments: opts.config.environments,
+          hideRevision: opts.config.authentication.required,
           cookie: (req, res, name) => app.createContext(req, res).cookies.get(name),
           ...(cors !== undefined ? { cors } : {}),
         })
       : undefined;
   const server = createServer(
+    // Idle keep-alive connections outlive a load balancer's idle timeout (60 s for most), so the
+    // load balancer closes them first and never sends a request on one vexil is closing (a 502).
+    {
+      keepAliveTimeout: opts.config.server.keep_alive_timeout,
+      headersTimeout: opts.config.server.headers_timeout,
+      requestTimeout: REQUEST_TIMEOUT_MS,
+    },
     fast === undefined
       ? koa
       : (req, res) => {
           if (!fast(req, res)) void koa(req, res);
         },
   );
+  server.keepAliveTimeout = opts.config.server.keep_alive_timeout;
 
   // Node answers an Expect it does not know with a bare 417; ours carries the JSON body.
   server.on('checkExpectation', (req: IncomingMessage, res: ServerResponse) => {
     const expect = req.headers.expect ?? '';
     const r = rawErrorResponse(
       new VexilError(Code.InvalidArgument, `unsupported Expect header "${expect}": only 100-continue is supported`, { httpStatus: 417 }),
-      revisionFor({}, store),
+      revisionFor({}, store, opts.config.authentication.required),
     );
     const head = Object.entries({ ...r.headers, Connection: 'close' }).flat();
     cors?.appendResponseHeaders(head, req.headers.origin);
@@ -130,7 +144,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
       socket.destroy();
       return;
     }
-    const r = rawErrorResponse(clientErrorFor(err), revisionFor({}, store));
+    const r = rawErrorResponse(clientErrorFor(err), revisionFor({}, store, opts.config.authentication.required));
     const head = [`HTTP/1.1 ${r.status} ${STATUS_CODES[r.status] ?? 'Bad Request'}`];
     for (const [k, v] of Object.entries(r.headers)) head.push(`${k}: ${v}`);
     // The request was not parsed, so its Origin is unknown: only `*` can be answered.
@@ -155,6 +169,24 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
   const port = typeof address === 'object' && address !== null ? address.port : wantedPort;
   const url = `http://${formatHost(host)}:${port}`;
   logger.debug({ url }, 'http server listening');
+  let metricsListener: MetricsListener | undefined;
+  if (opts.config.server.metrics_address !== undefined) {
+    const parsed = parseListenAddress(opts.config.server.metrics_address);
+    try {
+      if (typeof parsed === 'string') throw new Error(`server.metrics_address: ${parsed}`);
+      metricsListener = await startMetricsListener({
+        address: parsed,
+        defaultHost: host,
+        metrics,
+        logger,
+        keepAliveTimeoutMs: opts.config.server.keep_alive_timeout,
+      });
+    } catch (err) {
+      server.close();
+      server.closeAllConnections();
+      throw err;
+    }
+  }
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
@@ -169,18 +201,28 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
         logger.warn({ timeoutMs }, 'shutdown timeout: closing remaining connections');
         server.closeAllConnections();
       }, timeoutMs);
+      const metricsClosed = metricsListener?.close();
       server.close(() => {
         clearInterval(sweep);
         clearTimeout(cut);
         app.vexil.dispose();
         if (ownMetrics) metrics.dispose();
         logger.info('http server closed');
-        resolve();
+        void (metricsClosed ?? Promise.resolve()).then(resolve);
       });
       server.closeIdleConnections();
+      logger.info('no longer accepting connections; draining requests');
     });
     return closing;
   };
 
-  return { url, port, server, app, fastPath: fast !== undefined, close };
+  return {
+    url,
+    port,
+    server,
+    app,
+    fastPath: fast !== undefined,
+    ...(metricsListener !== undefined ? { metricsUrl: metricsListener.url } : {}),
+    close,
+  };
 }

@@ -26,6 +26,8 @@ export interface RequestLogDeps {
   health: Health;
   /** `log.requests` (its default is in the config schema). */
   requests: RequestLogging;
+  /** `authentication.required`: X-Vexil-Revision only for authenticated callers or a snapshot read (revisionFor). */
+  hideRevision?: boolean;
 }
 
 /** Whether a request answered with `status` gets a log line under `log.requests`. */
@@ -33,9 +35,15 @@ export function logsRequest(requests: RequestLogging, status: number): boolean {
   return requests === 'all' || (requests === 'errors' && status >= 400);
 }
 
-/** The revision a response speaks for: the request's snapshot, else the default reference's. */
-export function revisionFor(state: Partial<AppState>, store: SnapshotStore): string {
-  return state.snapshot?.revision ?? store.get()?.revision ?? '';
+/**
+ * The revision a response speaks for: the request's snapshot, else the default reference's. With
+ * `hidden` (authentication required) the default reference's only for a caller who presented a
+ * valid credential: a commit id tells strangers what the flags' repository holds.
+ */
+export function revisionFor(state: Partial<AppState>, store: SnapshotStore, hidden = false): string {
+  if (state.snapshot !== undefined) return state.snapshot.revision;
+  if (hidden && state.authentication === undefined) return '';
+  return store.get()?.revision ?? '';
 }
 
 /** A sane incoming `X-Request-Id`, else a new UUID. */
@@ -171,7 +179,7 @@ export function requestLog(deps: RequestLogDeps): Middleware<AppState> {
       await next();
     } finally {
       ctx.set('X-Request-Id', requestId);
-      ctx.set('X-Vexil-Revision', revisionFor(ctx.state, deps.store));
+      ctx.set('X-Vexil-Revision', revisionFor(ctx.state, deps.store, deps.hideRevision));
       if (!deps.health.serving) ctx.set('Connection', 'close');
       const nanos = nanosSince(startedAt);
       const route = (ctx as { _matchedRoute?: unknown })._matchedRoute;

@@ -26,7 +26,7 @@ import { createRefLister, type RemoteRef } from './git/ls-refs.js';
 import { listLocalRefs, openMirror, type Mirror } from './git/mirror.js';
 import type { ObjectDb } from './git/object-db.js';
 import { DirectoryMissingError, hasCommit, listFiles, normalizeDirectory, ObjectTooLargeError, peel, revisionMeta } from './git/objects.js';
-import { defaultCacheDir, parseRepository, type RepositoryLocation } from './git/options.js';
+import { parseRepository, privateDefaultCacheDir, type RepositoryLocation } from './git/options.js';
 import { isCommitId, referenceNames, type ListedRef } from './git/ref-names.js';
 import { FileRefusedError } from './file-refused.js';
 import { SourceReadError } from './source-read-error.js';
@@ -116,7 +116,7 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
   });
   const headers = () => authHeaders(auth);
   const lister = createRefLister({ url, http, headers, hasCredentials: withCredentials });
-  const cacheDir = opts.cacheDir ?? defaultCacheDir();
+  const cacheDir = opts.cacheDir ?? privateDefaultCacheDir();
   let mirrorP: Promise<Mirror> | undefined;
   let opened: Mirror | undefined;
   const mirror = () => {

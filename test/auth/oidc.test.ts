@@ -327,7 +327,9 @@ t.test('nothing secret in the logs: client secret, codes, tokens, ID tokens', as
     t.notOk(text.includes(secret), `no ${what} in the log`);
   }
   t.notMatch(text, /eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}\./, 'no JWT (ID or access token) in the log');
-  const metrics = await (await fetch(`${server.url}/metrics`)).text();
+  const scraped = await fetch(`${server.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+  t.equal(scraped.status, 200, 'the metrics, read with the session token');
+  const metrics = await scraped.text();
   t.notOk(metrics.includes(CLIENT_SECRET) || metrics.includes(token), 'nor in the metrics');
 });
 

@@ -4,7 +4,7 @@
  * and the 401 rows of the reference's error catalogue (§2.14).
  */
 import t from 'tap';
-import { bootstrapTokenFrom, request, REQUIRED, startAuthServer, UNAUTHENTICATED } from './support.js';
+import { bootstrapTokenFrom, createToken, denied, request, REQUIRED, startAuthServer, UNAUTHENTICATED } from './support.js';
 
 const EVAL = { namespaceKey: 'default', flagKey: 'color', entityId: 'e1', context: {} };
 
@@ -75,9 +75,9 @@ t.test('required: true: unknown token, wrong scheme, lower-case bearer, empty be
   t.equal((await request(url, { authorization: `Bearer ${token}` })).status, 200);
 });
 
-t.test('/health, /ready, /metrics and GET /auth/v1/method never need a token', async (t) => {
+t.test('/health, /ready and GET /auth/v1/method never need a token', async (t) => {
   const s = await startAuthServer(t, { yaml: REQUIRED });
-  for (const path of ['/health', '/ready', '/metrics', '/auth/v1/method', '/health/', '/auth/v1/method/']) {
+  for (const path of ['/health', '/ready', '/auth/v1/method', '/health/', '/ready/', '/auth/v1/method/']) {
     t.equal((await request(`${s.url}${path}`)).status, 200, `${path} without a token`);
     t.equal((await request(`${s.url}${path}`, { token: 'garbage' })).status, 200, `${path} with a garbage token`);
     t.equal((await request(`${s.url}${path}`, { cookie: 'garbage' })).status, 200, `${path} with a garbage cookie`);
@@ -202,4 +202,95 @@ t.test('required: true with no method enabled warns that nobody can authenticate
   t.ok(s.logs.entries().some((e) => e.level === 'warn' && String(e.msg).includes('no authentication method is enabled')));
   t.equal((await request(`${s.url}/api/v1/namespaces`)).status, 401);
   t.equal((await request(`${s.url}/auth/v1/method/token`, { body: {} })).status, 401);
+});
+
+t.test('required: true: /metrics (namespace and flag keys, references) needs an unscoped token', async (t) => {
+  const s = await startAuthServer(t, { yaml: REQUIRED });
+  const token = bootstrapTokenFrom(s.logs)!;
+  t.equal((await request(`${s.url}/evaluate/v1/variant`, { body: EVAL, token })).status, 200, 'an evaluation to count');
+  for (const [what, opts] of [
+    ['no token', {}],
+    ['a garbage token', { token: 'garbage' }],
+    ['a garbage cookie', { cookie: 'garbage' }],
+  ] as const) {
+    const res = await request(`${s.url}/metrics`, opts);
+    t.equal(res.status, 401, `/metrics with ${what}`);
+    t.same(res.body, UNAUTHENTICATED);
+    t.notMatch(res.text, /color|vexil_/, 'nothing of the metrics in the refusal');
+  }
+  const ok = await request(`${s.url}/metrics`, { token });
+  t.equal(ok.status, 200, 'with a token');
+  t.match(ok.text, /vexil_evaluations_total\{namespace="default",flag="color"/);
+  const scoped = (await createToken(s.url, token, { name: 'prod', namespaceKey: 'production' })).clientToken;
+  const refused = await request(`${s.url}/metrics`, { token: scoped });
+  t.equal(refused.status, 403, 'a namespace-scoped token: the metrics span every namespace');
+  t.same(refused.body, denied('production'));
+});
+
+t.test('required: true with exclude.metrics: true: /metrics is open, the rest is not', async (t) => {
+  const s = await startAuthServer(t, { yaml: `${REQUIRED}  exclude:\n    metrics: true\n` });
+  const res = await request(`${s.url}/metrics`);
+  t.equal(res.status, 200);
+  t.match(res.text, /vexil_http_request_duration_seconds/);
+  t.equal((await request(`${s.url}/api/v1/namespaces`)).status, 401);
+});
+
+t.test('required: true: /ready says ready or not to anyone, the reference and revision only to a caller with a valid credential', async (t) => {
+  const s = await startAuthServer(t, { yaml: REQUIRED });
+  const token = bootstrapTokenFrom(s.logs)!;
+  for (const [what, opts] of [
+    ['no token', {}],
+    ['a garbage token', { token: 'garbage' }],
+    ['a garbage cookie', { cookie: 'garbage' }],
+    ['a foreign scheme', { authorization: 'Basic Zm9vOmJhcg==' }],
+  ] as const) {
+    const res = await request(`${s.url}/ready`, opts);
+    t.equal(res.status, 200, what);
+    t.same(res.body, { status: 'READY' }, `${what}: no reference, no revision`);
+  }
+  const stranger = await request(`${s.url}/ready`);
+  t.equal(stranger.headers.get('x-vexil-revision'), '', 'no revision in the header either');
+  const known = await request(`${s.url}/ready`, { token });
+  t.equal(known.status, 200);
+  t.match(known.body, { status: 'READY', reference: String, revision: /^[0-9a-f]+$/ });
+  t.equal(known.body.revision, known.headers.get('x-vexil-revision'), 'the served revision');
+});
+
+t.test('server.metrics_address: /metrics on its own listener without a token, not on the main port', async (t) => {
+  const s = await startAuthServer(t, { yaml: `${REQUIRED}server:\n  metrics_address: 127.0.0.1:0\n` });
+  const token = bootstrapTokenFrom(s.logs)!;
+  t.ok(s.http.metricsUrl, 'the metrics listener is up');
+  const scraped = await request(`${s.http.metricsUrl}/metrics`);
+  t.equal(scraped.status, 200, 'no token on the metrics listener');
+  t.match(scraped.text, /vexil_snapshot_reloads_total/);
+  t.equal((await fetch(`${s.http.metricsUrl}/metrics`, { method: 'HEAD' })).status, 200);
+  const other = await request(`${s.http.metricsUrl}/api/v1/namespaces`, { token });
+  t.equal(other.status, 404, 'nothing else there');
+  t.match(other.body, { code: 5, message: 'Not Found', details: [] });
+  t.equal((await request(`${s.http.metricsUrl}/metrics`, { method: 'POST', body: {} })).status, 405);
+  t.equal((await request(`${s.url}/metrics`)).status, 401, 'main port, no token: refused as any closed path');
+  t.equal((await request(`${s.url}/metrics`, { token })).status, 404, 'main port, with a token: no such route');
+});
+
+t.test('required: true: X-Vexil-Revision (a commit id) only to callers with a valid credential, on both server paths', async (t) => {
+  const s = await startAuthServer(t, { yaml: REQUIRED });
+  const token = bootstrapTokenFrom(s.logs)!;
+  const revision = (await request(`${s.url}/ready`, { token })).headers.get('x-vexil-revision');
+  t.match(revision, /^[0-9a-f]{8,}$/, 'the served revision, to a known caller');
+  // /health never looks at credentials: no revision, whoever asks.
+  t.equal((await request(`${s.url}/health`, { token })).headers.get('x-vexil-revision'), '', '/health: no revision');
+  // Koa routes, the fast path's evaluation route and a path nobody serves.
+  for (const [method, path, body] of [
+    ['GET', '/api/v1/namespaces', undefined],
+    ['POST', '/evaluate/v1/variant', EVAL],
+    ['POST', '/evaluate/v1/variant', { flagKey: 'color' }],
+    ['GET', '/no/such/path', undefined],
+  ] as const) {
+    const stranger = await request(`${s.url}${path}`, { method, ...(body !== undefined ? { body } : {}) });
+    t.equal(stranger.headers.get('x-vexil-revision'), '', `${method} ${path} without a token (${stranger.status}): no revision`);
+    const garbage = await request(`${s.url}${path}`, { method, token: 'garbage', ...(body !== undefined ? { body } : {}) });
+    t.equal(garbage.headers.get('x-vexil-revision'), '', `${method} ${path} with a garbage token (${garbage.status}): no revision`);
+    const known = await request(`${s.url}${path}`, { method, token, ...(body !== undefined ? { body } : {}) });
+    t.equal(known.headers.get('x-vexil-revision'), revision, `${method} ${path} with the token (${known.status}): the revision`);
+  }
 });

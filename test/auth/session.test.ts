@@ -213,4 +213,8 @@ t.test('X-Forwarded-Prefix in front of a path', async (t) => {
   t.equal(withForwardedPrefix('/flags/', '/'), '/flags/');
   t.equal(withForwardedPrefix(' flags ', '/auth/v1/method'), '/flags/auth/v1/method');
   t.equal(withForwardedPrefix('/'.repeat(1_000_000) + 'x' + '/'.repeat(1_000_000), '/'), '/x/', '1 MB of slashes completes');
+  t.equal(withForwardedPrefix('\\evil.example', '/'), '/', 'a backslash: ignored (browsers read /\\host/ as //host/)');
+  t.equal(withForwardedPrefix('//evil.example', '/'), '/evil.example/', 'outer slashes are trimmed as before');
+  t.equal(withForwardedPrefix('a//b', '/'), '/', 'an empty segment: ignored');
+  t.equal(withForwardedPrefix('a/../b', '/'), '/', 'a dot segment: ignored');
 });

@@ -267,6 +267,24 @@ t.test('request log lines carry no OAuth code or state (redaction in linear time
   t.equal(redactUrl(big).endsWith('code=REDACTED'), true, '1 MB of parameters completes');
 });
 
+t.test('the callback redirect ignores an X-Forwarded-Prefix that is not a plain path (no Location a browser reads as another host)', async (t) => {
+  const p = await provider(t);
+  const server = await startAuthServer(t, { yaml: yaml(p.issuer), clock: fakeClock(Date.now()) });
+  for (const prefix of ['\\evil.example', '/a\\b/', '/x/../y']) {
+    const jar = new CookieJar();
+    const res = await fetch(`${server.url}/auth/v1/method/oidc/idp/authorize`);
+    jar.take(res);
+    const { authorizeUrl } = (await res.json()) as { authorizeUrl: string };
+    const redirected = await followToRedirect(authorizeUrl, REDIRECT_URI, jar);
+    const cb = await fetch(`${server.url}${redirected.pathname}${redirected.search}`, {
+      redirect: 'manual',
+      headers: { cookie: jar.header(), 'x-forwarded-prefix': prefix },
+    });
+    t.equal(cb.status, 302, JSON.stringify(prefix));
+    t.equal(cb.headers.get('location'), '/', `${JSON.stringify(prefix)}: Location is the UI root without it`);
+  }
+});
+
 t.test('OIDC sessions go through the cleanup of their method; the callback redirect keeps X-Forwarded-Prefix', async (t) => {
   const p = await provider(t);
   const server = await startAuthServer(t, { yaml: yaml(p.issuer), clock: fakeClock(Date.now()) });

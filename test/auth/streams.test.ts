@@ -96,7 +96,7 @@ t.test('a token deleted while streaming ends its streams at the next heartbeat; 
   editDefault(s, 'after the deletion');
   await survivor.until(() => survivor.events.length === 2, 'the change, on the stream whose token lives');
   for (const c of streams) t.equal(c.protocol === 'sse' ? c.events.length : c.rawLines.length, 1, 'nothing after the deletion');
-  const metrics = (await request(`${s.url}/metrics`)).text;
+  const metrics = (await request(`${s.url}/metrics`, { token: boot })).text;
   t.equal(closedCount(metrics, 'protocol="sse",reason="unauthenticated"'), 2);
   t.equal(closedCount(metrics, 'protocol="ndjson",reason="unauthenticated"'), 1);
 });
@@ -131,7 +131,7 @@ t.test('a token that expires while streaming: the stream ends at the expiry, wit
   clock.advance(1000);
   t.equal(await stream.ended(), 'end');
   t.equal(other.ending, undefined, 'a token that has not expired keeps streaming');
-  const metrics = (await request(`${s.url}/metrics`)).text;
+  const metrics = (await request(`${s.url}/metrics`, { token: boot })).text;
   t.equal(closedCount(metrics, 'protocol="sse",reason="unauthenticated"'), 1);
 });
 

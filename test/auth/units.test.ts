@@ -24,8 +24,8 @@ t.test('classifyRequest', async (t) => {
   const pub = (m: string, p: string) => t.same(classifyRequest(m, p), { public: true }, `${m} ${p} public`);
   pub('GET', '/health');
   pub('GET', '/health/');
-  pub('GET', '/ready');
-  pub('GET', '/metrics');
+  t.same(classifyRequest('GET', '/ready'), { public: true, identify: true }, 'GET /ready public; a valid credential is identified');
+  t.same(classifyRequest('GET', '/metrics'), { public: false, section: 'metrics', namespace: { from: 'none' }, self: false }, '/metrics: its own section');
   pub('GET', '/auth/v1/method');
   pub('HEAD', '/auth/v1/method');
   pub('GET', '/auth/v1/method/oidc/google/authorize');

@@ -10,6 +10,7 @@ import { BUNDLED_EXAMPLES_DIR } from '../../src/config/paths.js';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** The defaults of the live-update stream keys (server.max_streams, ...), in every resolved `server`. */
 const STREAM_DEFAULTS = { max_streams: 10000, stream_heartbeat_interval: 15000, stream_buffer_limit: 1048576 };
+const CONNECTION_DEFAULTS = { keep_alive_timeout: 65000, headers_timeout: 66000 };
 
 /** The ConfigError loadConfig throws for these options (fails the test if it does not throw one). */
 function configError(t: Test, opts: LoadConfigOptions): ConfigError {
@@ -39,7 +40,7 @@ function configFile(t: Test, yaml: string, name = 'vexil.yml'): string {
 
 t.test('defaults without a file or environment', async (t) => {
   const c = loadConfig({ env: {} });
-  t.same(c.server, { host: '127.0.0.1', http_port: 8080, workers: 1, ...STREAM_DEFAULTS });
+  t.same(c.server, { host: '127.0.0.1', http_port: 8080, workers: 1, ...STREAM_DEFAULTS, ...CONNECTION_DEFAULTS });
   t.same(c.log, { level: 'info', encoding: 'json', requests: 'errors' });
   t.equal(c.storage.type, 'local');
   t.equal(c.storage.max_file_size, 8 * 1024 * 1024);
@@ -48,7 +49,7 @@ t.test('defaults without a file or environment', async (t) => {
 
   const a = c.authentication;
   t.equal(a.required, false);
-  t.same(a.exclude, { management: false, evaluation: false });
+  t.same(a.exclude, { management: false, evaluation: false, metrics: false });
   t.same(a.session, { secure: false, token_lifetime: 24 * 3600_000, state_lifetime: 10 * 60_000, csrf: { secure: true, trusted_origins: [] } });
   for (const m of ['token', 'oidc', 'code_host', 'cluster'] as const) {
     t.equal(a.methods[m].enabled, false, `${m} disabled`);
@@ -103,7 +104,7 @@ authentication:
 `,
   );
   const c = loadConfig({ file, env: {} });
-  t.same(c.server, { host: '0.0.0.0', http_port: 9000, workers: 1, ...STREAM_DEFAULTS });
+  t.same(c.server, { host: '0.0.0.0', http_port: 9000, workers: 1, ...STREAM_DEFAULTS, ...CONNECTION_DEFAULTS });
   t.same(c.log, { level: 'debug', encoding: 'console', requests: 'errors' });
   t.equal(c.storage.max_file_size, 1024);
   t.equal(c.storage.local.path, path.join(path.dirname(file), 'state'), 'relative to the config file');
@@ -121,7 +122,7 @@ authentication:
 });
 
 t.test('an empty file gives the defaults; an absolute path stays', async (t) => {
-  t.same(loadConfig({ file: configFile(t, '# nothing\n'), env: {} }).server, { host: '127.0.0.1', http_port: 8080, workers: 1, ...STREAM_DEFAULTS });
+  t.same(loadConfig({ file: configFile(t, '# nothing\n'), env: {} }).server, { host: '127.0.0.1', http_port: 8080, workers: 1, ...STREAM_DEFAULTS, ...CONNECTION_DEFAULTS });
   const c = loadConfig({ file: configFile(t, 'storage:\n  local:\n    path: /abs/flags\n'), env: {} });
   t.equal(c.storage.local.path, '/abs/flags');
 });
@@ -154,7 +155,7 @@ t.test('environment overrides nested keys and keys with underscores', async (t) 
       HOME: '/root',
     },
   });
-  t.same(c.server, { host: '0.0.0.0', http_port: 9090, workers: 1, ...STREAM_DEFAULTS });
+  t.same(c.server, { host: '0.0.0.0', http_port: 9090, workers: 1, ...STREAM_DEFAULTS, ...CONNECTION_DEFAULTS });
   t.equal(c.storage.local.path, path.join(cwd, 'flags'), 'relative to cwd when set from the environment');
   t.equal(c.storage.max_file_size, 2048);
   t.equal(c.log.encoding, 'console');

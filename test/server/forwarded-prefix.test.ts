@@ -52,10 +52,14 @@ function exchange(url: string, bytes: string): Promise<string> {
   });
 }
 
+/** `GET /auth/v1/method` with this `X-Forwarded-Prefix`, sent as raw bytes. */
+function methodsAt(url: string, prefix: string) {
+  return exchange(url, `GET /auth/v1/method HTTP/1.1\r\nHost: x\r\nX-Forwarded-Prefix: ${prefix}\r\nConnection: close\r\n\r\n`).then(parseRawResponse);
+}
+
 t.test('X-Forwarded-Prefix of slashes through the real server', async (t) => {
   const s = await startAuthServer(t, { yaml: 'authentication:\n  methods:\n    token:\n      enabled: true\n' });
-  const methods = (prefix: string) =>
-    exchange(s.url, `GET /auth/v1/method HTTP/1.1\r\nHost: x\r\nX-Forwarded-Prefix: ${prefix}\r\nConnection: close\r\n\r\n`).then(parseRawResponse);
+  const methods = (prefix: string) => methodsAt(s.url, prefix);
   const slashes = (n: number) => `a${'/'.repeat(n)}b`;
 
   const normal = await methods('/flags/');
@@ -83,7 +87,34 @@ t.test('X-Forwarded-Prefix of slashes through the real server', async (t) => {
   t.ok(accepted >= 8 * 1024, `the server accepts a header of ${accepted} slashes`);
   const largest = await methods(slashes(accepted));
   t.equal(largest.status, 200);
-  t.equal(JSON.parse(largest.body).methods[1].metadata.authorize_url, `/${slashes(accepted)}/auth/v1/method/code_host/authorize`);
+  t.equal(
+    JSON.parse(largest.body).methods[1].metadata.authorize_url,
+    '/auth/v1/method/code_host/authorize',
+    'empty segments: not a plain path, so no prefix',
+  );
+  const half = Math.floor((accepted - 8) / 2);
+  const outer = `${'/'.repeat(half)}flags${'/'.repeat(half)}`;
+  t.equal(JSON.parse((await methods(outer)).body).methods[1].metadata.authorize_url, '/flags/auth/v1/method/code_host/authorize', 'outer slashes trimmed');
   t.equal((await methods(`${'/'.repeat(accepted)}`)).status, 200, 'only slashes');
   t.equal((await fetch(`${s.url}/health`)).status, 200, 'still serving');
+});
+
+t.test('X-Forwarded-Prefix: only a path of plain segments is put in front; anything else is ignored', async (t) => {
+  const s = await startAuthServer(t, { yaml: 'authentication:\n  methods:\n    token:\n      enabled: true\n' });
+  const authorizeUrl = async (prefix: string) => {
+    const res = await methodsAt(s.url, prefix);
+    t.equal(res.status, 200, JSON.stringify(prefix));
+    return JSON.parse(res.body).methods[1].metadata.authorize_url as string;
+  };
+  const path = '/auth/v1/method/code_host/authorize';
+  for (const [prefix, want] of [
+    ['/flags', `/flags${path}`],
+    ['flags/v1/', `/flags/v1${path}`],
+    ['/a-b_c.d~e/', `/a-b_c.d~e${path}`],
+  ] as const) {
+    t.equal(await authorizeUrl(prefix), want, `${JSON.stringify(prefix)} is used`);
+  }
+  for (const prefix of ['\\evil.example', '/\\evil.example/', 'a\\b', 'https://evil.example', 'a//b', '../x', 'a/./b', '..', 'a b', '%2e%2e', 'a?b', 'a#b', '@evil.example', 'ä']) {
+    t.equal(await authorizeUrl(prefix), path, `${JSON.stringify(prefix)} is ignored`);
+  }
 });

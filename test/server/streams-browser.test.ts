@@ -61,6 +61,6 @@ t.test('EventSource from another origin: the state, each change, and a reconnect
   t.same(await lines(), ['open', first, second, 'error (readyState 0)', 'open', third], 'nothing resent at the reconnect; then the next change');
   t.comment(`screenshot: ${await saveScreenshot(page, 'streams-event-source')}`);
 
-  const metrics = await (await fetch(`${s.url}/metrics`)).text();
+  const metrics = await (await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${token}` } })).text();
   t.match(metrics, /\nvexil_stream_events_total\{protocol="sse"\} 3\n/, 'three states written: none at the reconnect');
 });

@@ -4,7 +4,7 @@
  * Relative paths in the config file resolve against its folder, others against the working folder.
  */
 import { dirname, join, resolve } from 'node:path';
-import { defaultDataDir } from '../../config/data-dir.js';
+import { resolveDataDir } from '../../config/data-dir.js';
 import { loadConfig } from '../../config/load.js';
 import type { Config } from '../../config/types.js';
 import type { RegistryCredentials } from '../../sources/oci/types.js';
@@ -50,7 +50,7 @@ export function resolveSettings(flags: BundleFlags, cwd: string, env: NodeJS.Pro
       ? resolve(cwd, flags.bundlesDir)
       : oci.bundles_directory !== undefined
         ? resolve(baseDir, oci.bundles_directory)
-        : join(config.data_dir ?? defaultDataDir(), 'bundles');
+        : join(resolveDataDir(config.data_dir, cwd), 'bundles');
 
   const credentials = pickCredentials(flags, oci.authentication, baseDir);
   return {

@@ -13,14 +13,14 @@ import type { AuthenticationConfig } from '../../config/types.js';
 import { readJsonObject } from '../../http/body.js';
 import { invalidField } from '../../http/fields.js';
 import { trimSlashes } from '../../http/url.js';
+import { withForwardedPrefix } from '../../http/forwarded-prefix.js';
 import type { AppRouterContext, AppState } from '../../http/context.js';
 import { parsePageParams } from '../pagination.js';
 import { sendJson } from '../../http/respond.js';
 
 /** `X-Forwarded-Prefix` joined in front of a path (reference §2.4). */
 function prefixed(ctx: AppRouterContext, path: string): string {
-  const prefix = trimSlashes(ctx.get('X-Forwarded-Prefix').trim());
-  return prefix === '' ? path : `/${prefix}${path}`;
+  return withForwardedPrefix(ctx.get('X-Forwarded-Prefix'), path);
 }
 
 function methodListing(ctx: AppRouterContext, config: AuthenticationConfig) {

@@ -1,7 +1,8 @@
 /**
  * Operational endpoints: `/health` (liveness), `/ready` (the default reference has a snapshot that
  * is not stale), `/meta/info`, `/meta/snapshots` (vexil's extension: per-reference load status),
- * `POST /meta/refresh` (vexil's extension, for push webhooks: poll the backend now) and `/metrics`.
+ * `POST /meta/refresh` (vexil's extension, for push webhooks: poll the backend now) and `/metrics`
+ * (unless `server.metrics_address` serves it on a listener of its own, src/server/metrics-listener.ts).
  */
 import type Router from '@koa/router';
 import type { StoreStatus } from '../../auth/store-health.js';
@@ -27,6 +28,8 @@ export interface MetaDeps {
   authenticationRequired: boolean;
   /** The authentication store's availability, when one is in use (a field of /ready). */
   authStore?: () => StoreStatus;
+  /** Serve `/metrics` here (false when `server.metrics_address` serves it on its own listener). */
+  metricsRoute: boolean;
 }
 
 /** /ready's `authenticationStore` field: public, so no address and no error text. */
@@ -60,13 +63,15 @@ function snapshotsJson(store: SnapshotStore) {
   return { defaultReference: def, references: store.status().map((s) => statusJson(s, def)) };
 }
 
-function notReadyReason(store: SnapshotStore): string {
+/** Why not ready; `detailed` (a caller allowed to read revisions) names the rejected revision. */
+function notReadyReason(store: SnapshotStore, detailed: boolean): string {
   const ref = store.defaultReference;
   const status = store.status().find((s) => s.reference === ref);
   let why = `no snapshot of reference "${ref}" has been loaded yet`;
   if (status?.lastRejected) {
     const n = status.lastRejected.problems.length;
-    why += `: revision ${status.lastRejected.revision.id} was rejected with ${n} problem${n === 1 ? '' : 's'} (see /meta/snapshots)`;
+    const revision = detailed ? `revision ${status.lastRejected.revision.id}` : 'its latest revision';
+    why += `: ${revision} was rejected with ${n} problem${n === 1 ? '' : 's'} (see /meta/snapshots)`;
   } else if (status?.lastError) {
     // /ready is public: the error itself (hosts, ports) stays in /meta/snapshots and the log.
     why += ': the state backend could not be read (lastError in /meta/snapshots)';
@@ -82,19 +87,24 @@ export function registerMetaRoutes(router: Router<AppState>, deps: MetaDeps): vo
     sendJson(ctx, { status: 'SERVING' });
   });
 
+  // Public: ready or not, and why. The reference and revision served only to a caller who may
+  // read them anyway (an open server, or a valid credential presented): with authentication
+  // required, strangers learn no commit id here.
   router.get('/ready', (ctx) => {
     if (!health.serving) throw new VexilError(Code.Unavailable, 'shutting down');
+    const detailed = !deps.authenticationRequired || ctx.state.authentication !== undefined;
     const snapshot = store.get();
-    if (!snapshot) throw new VexilError(Code.Unavailable, notReadyReason(store));
+    if (!snapshot) throw new VexilError(Code.Unavailable, notReadyReason(store, detailed));
     // A polled backend unreachable for longer than its max staleness: still serving, but not ready.
     const stale = store.status().find((s) => s.reference === store.defaultReference)?.stale;
     if (stale !== undefined) throw new VexilError(Code.Unavailable, stale);
-    sendJson(ctx, {
-      status: 'READY',
-      reference: snapshot.reference,
-      revision: snapshot.revision,
-      ...(deps.authStore ? { authenticationStore: authStoreJson(deps.authStore()) } : {}),
-    });
+    const authenticationStore = deps.authStore ? { authenticationStore: authStoreJson(deps.authStore()) } : {};
+    sendJson(
+      ctx,
+      detailed
+        ? { status: 'READY', reference: snapshot.reference, revision: snapshot.revision, ...authenticationStore }
+        : { status: 'READY', ...authenticationStore },
+    );
   });
 
   router.get('/meta/info', (ctx) => {
@@ -126,6 +136,7 @@ export function registerMetaRoutes(router: Router<AppState>, deps: MetaDeps): vo
     sendJson(ctx, snapshotsJson(store));
   });
 
+  if (!deps.metricsRoute) return;
   router.get('/metrics', async (ctx) => {
     const text = await metrics.registry.metrics();
     ctx.status = 200;

@@ -9,7 +9,7 @@ import type { Config } from '../../config/types.js';
 import { createGitSource, type GitSource } from '../git.js';
 import type { ReferencePolicy } from '../storage.js';
 import type { SourceLogger } from '../types.js';
-import { defaultCacheDir, gitAuth, gitConfigProblems, parseRepository } from './options.js';
+import { gitAuth, privateDefaultCacheDir, gitConfigProblems, parseRepository } from './options.js';
 import { trimCharacter } from '../../text.js';
 
 export interface GitStorage {
@@ -37,7 +37,7 @@ export function gitStorageFromConfig(config: Config, baseDir: string, opts: { wo
     ref: git.ref,
     directory: git.directory,
     cacheDir: join(
-      git.cache_dir !== undefined ? resolve(baseDir, git.cache_dir) : defaultCacheDir(),
+      git.cache_dir !== undefined ? resolve(baseDir, git.cache_dir) : privateDefaultCacheDir(),
       opts.workerSlot === undefined ? '' : `worker-${opts.workerSlot}`,
     ),
     insecureSkipTls: git.insecure_skip_tls,

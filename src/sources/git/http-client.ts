@@ -37,6 +37,9 @@ export interface GitHttpClientOptions {
  */
 export const MAX_LISTING_BYTES = 64 * 1024 * 1024;
 
+/** GitTransportError code of a request abandoned (or refused) because the client was closed. */
+export const CLOSED = 'ECLOSED';
+
 /** GitTransportError code of a response over its cap. */
 export const RESPONSE_TOO_LARGE = 'ERESPONSETOOLARGE';
 
@@ -53,7 +56,11 @@ export interface GitHttpStats {
 export interface GitHttpClient extends HttpClient {
   request(req: CappedGitHttpRequest): Promise<GitHttpResponse>;
   readonly stats: GitHttpStats;
-  /** Closes idle keep-alive connections. */
+  /**
+   * Abandons the requests in flight (they fail with GitTransportError code `ECLOSED`), refuses
+   * new ones the same way, and closes every connection: shutting down never waits on a Git
+   * server that stopped answering.
+   */
   close(): void;
 }
 
@@ -82,6 +89,10 @@ export function createGitHttpClient(opts: GitHttpClientOptions = {}): GitHttpCli
   });
   const userAgent = opts.userAgent ?? 'git/isomorphic-git vexil';
   const defaultMaxBytes = opts.maxResponseBytes ?? MAX_LISTING_BYTES;
+  /** The `fail` of every request in flight, to abandon them on close. */
+  const inFlight = new Set<(err: Error) => void>();
+  let closed = false;
+  const closedError = () => new GitTransportError('the git source is closed (shutting down)', CLOSED);
 
   function once(
     url: URL,
@@ -92,15 +103,21 @@ export function createGitHttpClient(opts: GitHttpClientOptions = {}): GitHttpCli
   ): Promise<{ res: IncomingMessage; data: Buffer; reused: boolean }> {
     const isHttps = url.protocol === 'https:';
     return new Promise((resolve, reject) => {
+      if (closed) {
+        reject(closedError());
+        return;
+      }
       stats.requests++;
       let settled = false;
       const fail = (err: Error) => {
         if (settled) return;
         settled = true;
+        inFlight.delete(fail);
         clearTimeout(total);
         req.destroy();
         reject(err);
       };
+      inFlight.add(fail);
       const req = (isHttps ? https : http).request(url, {
         method,
         headers: { 'user-agent': userAgent, ...headers, ...(body !== undefined ? { 'content-length': String(body.length) } : {}) },
@@ -137,6 +154,7 @@ export function createGitHttpClient(opts: GitHttpClientOptions = {}): GitHttpCli
         res.on('end', () => {
           if (settled) return;
           settled = true;
+          inFlight.delete(fail);
           clearTimeout(total);
           resolve({ res, data: Buffer.concat(chunks), reused: req.reusedSocket });
         });
@@ -191,6 +209,8 @@ export function createGitHttpClient(opts: GitHttpClientOptions = {}): GitHttpCli
     request,
     stats,
     close() {
+      closed = true;
+      for (const fail of [...inFlight]) fail(closedError());
       httpAgent.destroy();
       httpsAgent.destroy();
     },

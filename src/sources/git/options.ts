@@ -5,7 +5,7 @@
  * one token source, valid prebuild globs.
  */
 import { existsSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { tmpdir, userInfo } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConfigProblem } from '../../config/errors.js';
@@ -13,6 +13,7 @@ import type { GitStorageConfig } from '../../config/types.js';
 import { compileGlob } from '../../state/glob.js';
 import type { GitAuth } from './auth.js';
 import { trimTrailingCharacter } from '../../text.js';
+import { ensurePrivateDir } from '../../private-dir.js';
 
 export type RepositoryLocation =
   | { readonly kind: 'http'; readonly url: string; readonly basic?: { username: string; password: string } }
@@ -106,7 +107,23 @@ export function gitAuth(git: GitStorageConfig, location: RepositoryLocation, bas
   return undefined;
 }
 
-/** Where mirrors live when storage.git.cache_dir is not set. */
+/** Where mirrors live when storage.git.cache_dir is not set: one folder per user in the temp folder. */
 export function defaultCacheDir(): string {
-  return join(tmpdir(), 'vexil-git-cache');
+  let user = '';
+  try {
+    user = `-${userInfo().username}`;
+  } catch {
+    // no user name (a uid without a passwd entry): the owner check still applies
+  }
+  return join(tmpdir(), `vexil-git-cache${user}`);
+}
+
+/**
+ * defaultCacheDir(), created private (0700) or refused when another user made it: a planted cache
+ * could feed vexil forged objects (src/private-dir.ts).
+ */
+export function privateDefaultCacheDir(): string {
+  const dir = defaultCacheDir();
+  ensurePrivateDir(dir, 'the default Git cache folder (storage.git.cache_dir)');
+  return dir;
 }
