@@ -5,7 +5,7 @@
  */
 import { homedir, tmpdir, userInfo } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { ensurePrivateDir } from '../private-dir.js';
+import { ensurePrivateDir } from './private-dir.js';
 
 export interface DataDirEnv {
   env: NodeJS.ProcessEnv;

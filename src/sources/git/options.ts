@@ -13,7 +13,7 @@ import type { GitStorageConfig } from '../../config/types.js';
 import { compileGlob } from '../../state/glob.js';
 import type { GitAuth } from './auth.js';
 import { trimTrailingCharacter } from '../../text.js';
-import { ensurePrivateDir } from '../../private-dir.js';
+import { ensurePrivateDir } from '../../config/private-dir.js';
 
 export type RepositoryLocation =
   | { readonly kind: 'http'; readonly url: string; readonly basic?: { username: string; password: string } }
