@@ -63,6 +63,8 @@ if (unavailable !== undefined) {
   const config = (url: string) => `
 authentication:
   required: true
+  exclude:
+    metrics: true
   cache_ttl: 1s
   storage:
     type: postgres

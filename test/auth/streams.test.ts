@@ -161,7 +161,7 @@ t.test('a JWT stream between exp and exp + leeway: one signature verification, t
   t.equal(await stream.ended(), 'end', 'past exp + leeway the stream ends');
   t.equal(jwtLogCount(s, 'JWT verified'), 1, 'no verification at the end either');
   t.equal(jwtLogCount(s, 'JWT refused', 'token expired'), 1, 'one refusal, made on the claims before any signature check');
-  const metrics = (await request(`${s.url}/metrics`)).text;
+  const metrics = (await request(`${s.url}/metrics`, { token: bootstrapTokenFrom(s.logs)! })).text;
   t.equal(closedCount(metrics, 'protocol="sse",reason="unauthenticated"'), 1);
 });
 
