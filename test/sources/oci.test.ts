@@ -15,7 +15,7 @@ import t from 'tap';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig } from '../../src/config/load.js';
 import { startHttpServer } from '../../src/server/http.js';
-import { createOciSource } from '../../src/sources/oci.js';
+import { createOciSource } from '../../src/sources/oci/source.js';
 import { openBundleStore } from '../../src/sources/oci/bundle-store.js';
 import {
   EMPTY_JSON_DIGEST,

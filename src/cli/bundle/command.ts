@@ -1,7 +1,7 @@
 /**
  * `vexil bundle build|list|push|pull`: flag state packed as OCI bundles in a local bundle store
  * (an OCI image layout), and copied to and from OCI registries. Parses the command line, resolves
- * the settings (config + flags) and hands over to bundle/*.ts.
+ * the settings (config + flags) and hands over to the other files of cli/bundle/.
  *
  * Exit status: 0 done; 1 failed (invalid state or config, unknown bundle or tag, refused
  * credentials, unreachable registry, digest mismatch); 2 usage error. A password is taken from
@@ -11,21 +11,21 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigError } from '../config/errors.js';
-import { openBundleStore } from '../sources/oci/bundle-store.js';
-import { parseOciReference } from '../sources/oci/reference.js';
-import { createRegistryClient } from '../sources/oci/registry-client.js';
-import { readBundleManifest } from '../sources/oci/bundle-format.js';
-import type { BundleStore, OciReference, StoredBundle } from '../sources/oci/types.js';
-import { buildCommand } from './bundle/build.js';
-import { describeFailure, redactor } from './bundle/failure.js';
-import { formatBundleJson, formatBundleTable } from './bundle/format.js';
-import { bundleNameOf } from '../sources/oci.js';
-import { parseBuildName } from './bundle/names.js';
-import { resolveSettings, type BundleFlags, type BundleSettings } from './bundle/settings.js';
-import { pullCommand, pushCommand, UnknownBundleError } from './bundle/transfer.js';
-import type { CliIO } from './io.js';
-import { BUNDLE_USAGE, UsageError } from './usage.js';
+import { ConfigError } from '../../config/errors.js';
+import { openBundleStore } from '../../sources/oci/bundle-store.js';
+import { parseOciReference } from '../../sources/oci/reference.js';
+import { createRegistryClient } from '../../sources/oci/registry-client.js';
+import { readBundleManifest } from '../../sources/oci/bundle-format.js';
+import type { BundleStore, OciReference, StoredBundle } from '../../sources/oci/types.js';
+import { buildCommand } from './build.js';
+import { describeFailure, redactor } from './failure.js';
+import { formatBundleJson, formatBundleTable } from './format.js';
+import { bundleNameOf } from '../../sources/oci/source.js';
+import { parseBuildName } from './names.js';
+import { resolveSettings, type BundleFlags, type BundleSettings } from './settings.js';
+import { pullCommand, pushCommand, UnknownBundleError } from './transfer.js';
+import type { CliIO } from '../io.js';
+import { BUNDLE_USAGE, UsageError } from '../usage.js';
 
 /** What the command takes from the process; tests replace it. */
 export interface BundleDeps {

@@ -8,17 +8,17 @@
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { parseContexts } from '../diff/contexts.js';
-import { DEFAULT_IMPACT_ENTITIES, MAX_IMPACT_ENTITIES, syntheticSample, type ImpactOptions } from '../diff/impact.js';
-import { diffReport } from '../diff/report.js';
-import { VexilError } from '../errors.js';
-import { formatMarkdown } from './diff/format-markdown.js';
-import { formatText } from './diff/format-text.js';
-import { testContextsOf } from '../store/test-contexts.js';
-import { loadFolder, loadRevision, UnknownRevisionError, type LoadedSide } from './diff/load-side.js';
-import { countSummary, formatText as formatProblems } from './format-problems.js';
-import { processIO, type CliIO } from './io.js';
-import { DIFF_USAGE, UsageError } from './usage.js';
+import { parseContexts } from '../../diff/contexts.js';
+import { DEFAULT_IMPACT_ENTITIES, MAX_IMPACT_ENTITIES, syntheticSample, type ImpactOptions } from '../../diff/impact.js';
+import { diffReport } from '../../diff/report.js';
+import { VexilError } from '../../errors.js';
+import { formatMarkdown } from './format-markdown.js';
+import { formatText } from './format-text.js';
+import { testContextsOf } from '../../store/test-contexts.js';
+import { loadFolder, loadRevision, UnknownRevisionError, type LoadedSide } from './load-side.js';
+import { countSummary, formatText as formatProblems } from '../format-problems.js';
+import { processIO, type CliIO } from '../io.js';
+import { DIFF_USAGE, UsageError } from '../usage.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 type DiffFormat = (typeof FORMATS)[number];

@@ -15,12 +15,12 @@
  *   bytes than a descriptor declares.
  * - Any failure throws: the snapshot store keeps serving the last good snapshot and reports it.
  */
-import type { Problem } from '../model/problem.js';
-import { EMPTY_JSON_DIGEST, manifestCreated, readBundleManifest } from './oci/bundle-format.js';
-import { formatOciReference, referenceName } from './oci/reference.js';
-import { RegistryError, type BundleStore, type Descriptor, type OciReference, type RegistryClient } from './oci/types.js';
-import type { FileSet, Revision, Source, SourceFile } from './types.js';
-import type { RuleId } from '../state/rules.js';
+import type { Problem } from '../../model/problem.js';
+import { EMPTY_JSON_DIGEST, manifestCreated, readBundleManifest } from './bundle-format.js';
+import { formatOciReference, referenceName } from './reference.js';
+import { RegistryError, type BundleStore, type Descriptor, type OciReference, type RegistryClient } from './types.js';
+import type { FileSet, Revision, Source, SourceFile } from '../types.js';
+import type { RuleId } from '../../state/rules.js';
 
 export interface OciSourceOptions {
   readonly reference: OciReference;

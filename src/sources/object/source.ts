@@ -15,12 +15,12 @@
  *   store refuses the revision from those sizes).
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE } from './file-refused.js';
-import { INDEX_FILE_NAMES, selectStateFiles, type StateFile } from '../state/load.js';
-import type { ObjectEntry, ObjectProvider } from './object/provider.js';
-import type { FileSet, Revision, Source, SourceFile } from './types.js';
+import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE } from '../file-refused.js';
+import { INDEX_FILE_NAMES, selectStateFiles, type StateFile } from '../../state/load.js';
+import type { ObjectEntry, ObjectProvider } from './provider.js';
+import type { FileSet, Revision, Source, SourceFile } from '../types.js';
 
-export { ObjectStoreError, type ObjectEntry, type ObjectProvider } from './object/provider.js';
+export { ObjectStoreError, type ObjectEntry, type ObjectProvider } from './provider.js';
 
 /** The only reference an object-store source has. */
 export const OBJECT_REFERENCE = 'object';

@@ -18,21 +18,21 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import git from 'isomorphic-git';
-import { GitAuthFileError, authHeaders, hasCredentials, type GitAuth } from './git/auth.js';
-import { atomicFs } from './git/atomic-fs.js';
-import { GitServerError, redactUrl } from './git/errors.js';
-import { createGitHttpClient, GitTransportError, type GitHttpClient } from './git/http-client.js';
-import { createRefLister, type RemoteRef } from './git/ls-refs.js';
-import { listLocalRefs, openMirror, type Mirror } from './git/mirror.js';
-import type { ObjectDb } from './git/object-db.js';
-import { DirectoryMissingError, hasCommit, listFiles, normalizeDirectory, ObjectTooLargeError, peel, revisionMeta } from './git/objects.js';
-import { parseRepository, privateDefaultCacheDir, type RepositoryLocation } from './git/options.js';
-import { isCommitId, referenceNames, type ListedRef } from './git/ref-names.js';
-import { FileRefusedError } from './file-refused.js';
-import { SourceReadError } from './source-read-error.js';
-import type { FileSet, Revision, Source, SourceLogger } from './types.js';
+import { GitAuthFileError, authHeaders, hasCredentials, type GitAuth } from './auth.js';
+import { atomicFs } from './atomic-fs.js';
+import { GitServerError, redactUrl } from './errors.js';
+import { createGitHttpClient, GitTransportError, type GitHttpClient } from './http-client.js';
+import { createRefLister, type RemoteRef } from './ls-refs.js';
+import { listLocalRefs, openMirror, type Mirror } from './mirror.js';
+import type { ObjectDb } from './object-db.js';
+import { DirectoryMissingError, hasCommit, listFiles, normalizeDirectory, ObjectTooLargeError, peel, revisionMeta } from './objects.js';
+import { parseRepository, privateDefaultCacheDir, type RepositoryLocation } from './options.js';
+import { isCommitId, referenceNames, type ListedRef } from './ref-names.js';
+import { FileRefusedError } from '../file-refused.js';
+import { SourceReadError } from '../source-read-error.js';
+import type { FileSet, Revision, Source, SourceLogger } from '../types.js';
 
-export { GitOptionsError, parseRepository } from './git/options.js';
+export { GitOptionsError, parseRepository } from './options.js';
 
 export interface GitSourceOptions {
   /** An http(s) URL or a local repository path (SSH is refused: GitOptionsError). */
