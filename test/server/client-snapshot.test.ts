@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/types.js';
 import { snapshotDocumentText } from '../../src/server/client-snapshot/document.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import type { SnapshotStore, StoreEvent } from '../../src/store/types.js';
 import { gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';
 import { testsNeeding } from '../support/requirements.js';

@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import t from 'tap';
 import { loadConfig } from '../../src/config/load.js';
 import { COMPRESS_THRESHOLD } from '../../src/server/compress.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { generateState } from '../support/generate-state.js';

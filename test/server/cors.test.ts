@@ -9,7 +9,7 @@
 import t, { type Test } from 'tap';
 import type { CorsConfig } from '../../src/config/types.js';
 import { CLIENT_REQUEST_HEADERS } from '../../src/server/cors.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { pino } from 'pino';
 import { startAuthServer } from '../auth/support.js';
 import { call, parseRawResponse, rawExchange, rawRequest, startTestStore } from './support.js';

@@ -21,7 +21,7 @@ import { loadConfig } from '../../src/config/load.js';
 import type { Config, CorsConfig } from '../../src/config/types.js';
 import { createFastPath } from '../../src/server/fast-path.js';
 import { createHealth } from '../../src/server/health.js';
-import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/server/listen.js';
 import { createServerMetrics } from '../../src/server/metrics.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';

@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import tap, { type Test } from 'tap';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../../src/config/types.js';
-import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/server/listen.js';
 import type { SnapshotStore, StoreEvent } from '../../src/store/types.js';
 import { loadConfig } from '../../src/config/load.js';
 import { generateState } from '../support/generate-state.js';
