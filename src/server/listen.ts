@@ -10,13 +10,13 @@ import type { AuthGate } from '../auth/middleware.js';
 import { parseListenAddress } from '../config/listen-address.js';
 import { REQUEST_TIMEOUT_MS } from '../config/semantic.js';
 import { createApp, type AppDeps, type VexilApp } from './app.js';
-import { createCorsPolicy } from './cors.js';
-import { serializeErrorBody, toErrorResponse } from './errors.js';
+import { createCorsPolicy } from './pipeline/cors.js';
+import { serializeErrorBody, toErrorResponse } from './pipeline/errors.js';
 import { createFastPath } from './fast-path.js';
-import { createHealth } from './health.js';
-import { createServerMetrics } from './metrics.js';
-import { startMetricsListener, type MetricsListener } from './metrics-listener.js';
-import { revisionFor } from './request-log.js';
+import { createHealth } from './pipeline/health.js';
+import { createServerMetrics } from './pipeline/metrics.js';
+import { startMetricsListener, type MetricsListener } from './meta/metrics-listener.js';
+import { revisionFor } from './pipeline/request-log.js';
 
 export { createApp, type AppDeps, type VexilApp, type VersionInfo } from './app.js';
 

@@ -1,5 +1,5 @@
 /**
- * gzip of large API reads (src/server/compress.ts) through the real server: a big flag list is
+ * gzip of large API reads (src/server/pipeline/compress.ts) through the real server: a big flag list is
  * compressed when the client accepts gzip and inflates to exactly the uncompressed answer; small
  * answers, clients without gzip, HEAD, errors and evaluations are left as they are.
  */
@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import t from 'tap';
 import { loadConfig } from '../../src/config/load.js';
-import { COMPRESS_THRESHOLD } from '../../src/server/compress.js';
+import { COMPRESS_THRESHOLD } from '../../src/server/pipeline/compress.js';
 import { startHttpServer } from '../../src/server/listen.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';

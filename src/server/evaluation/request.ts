@@ -1,6 +1,6 @@
 /**
  * Which evaluation a request asks for and its validated input: the one step between a decoded
- * JSON body and the evaluator, shared by the Koa routes (routes/evaluation.ts) and the node:http
+ * JSON body and the evaluator, shared by the Koa routes (routes.ts) and the node:http
  * fast path (fast-path.ts), so both refuse exactly the same requests.
  */
 import { asJsonObject } from '../../http/body.js';

@@ -1,5 +1,5 @@
 /**
- * The answer to a validated evaluation request (parse-evaluation.ts): evaluated against the
+ * The answer to a validated evaluation request (request.ts): evaluated against the
  * request's one snapshot, counted (evaluation-metrics.ts) and shaped as the response object or
  * its JSON text. Every HTTP path that answers `/evaluate/v1` (the Koa routes and the node:http
  * fast path) answers through here.
@@ -7,12 +7,12 @@
 import { evaluateBatch } from '../../evaluation/index.js';
 import type { BatchItemResult } from '../../model/evaluation-result.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import type { ServerMetrics } from '../metrics.js';
-import { newUuid } from '../uuid.js';
+import type { ServerMetrics } from '../pipeline/metrics.js';
+import { newUuid } from '../pipeline/uuid.js';
 import { booleanBody, timing, variantBody } from './evaluation-bodies.js';
 import { NON_ASCII, booleanFragmentsOf, booleanJson, requestIdJson, variantFragmentsOf, variantJson } from './evaluation-json.js';
 import { evaluateBooleanCounted, evaluateVariantCounted, namespaceLabel } from './evaluation-metrics.js';
-import type { ParsedEvaluation } from './parse-evaluation.js';
+import type { ParsedEvaluation } from './request.js';
 
 /**
  * Evaluates against the request's one snapshot, counts the evaluations and returns the response

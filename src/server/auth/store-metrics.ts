@@ -6,7 +6,7 @@
  * address is exposed.
  */
 import { Counter, Gauge, type Registry } from 'prom-client';
-import type { StoreStatus } from '../auth/store-health.js';
+import type { StoreStatus } from '../../auth/store-health.js';
 
 export function registerAuthStoreMetrics(registry: Registry, status: () => StoreStatus): void {
   // One app per registry normally; a second registration (a shared registry) keeps the first.

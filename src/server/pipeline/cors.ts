@@ -20,10 +20,10 @@
  * fast path (fast-path.ts), as do the raw-server error answers of listen.ts.
  */
 import type { Middleware } from 'koa';
-import type { CorsConfig } from '../config/types.js';
-import { originList } from '../http/origins.js';
-import type { AppState } from '../http/context.js';
-import { twinHeaderNames } from '../http/header-twins.js';
+import type { CorsConfig } from '../../config/types.js';
+import { originList } from '../../http/origins.js';
+import type { AppState } from '../../http/context.js';
+import { twinHeaderNames } from '../../http/header-twins.js';
 
 /**
  * Request headers the real clients send (Flipt's SDKs, the OpenFeature providers, the UI), in

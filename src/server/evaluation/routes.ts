@@ -9,14 +9,14 @@ import type Router from '@koa/router';
 import type { SnapshotStore } from '../../store/types.js';
 import type { AppRouterContext, AppState } from '../../http/context.js';
 import { asJsonObject } from '../../http/body.js';
-import { explainResponse } from '../evaluation/explain-response.js';
-import { parseEvaluation, referenceOf, type EvaluationKind } from '../evaluation/parse-evaluation.js';
-import { evaluationResponseText } from '../evaluation/respond-evaluation.js';
-import type { ServerMetrics } from '../metrics.js';
+import { explainResponse } from './explain-response.js';
+import { parseEvaluation, referenceOf, type EvaluationKind } from './request.js';
+import { evaluationResponseText } from './answer.js';
+import type { ServerMetrics } from '../pipeline/metrics.js';
 import { requestBody } from '../../http/request-body.js';
 import { sendJson, sendJsonText } from '../../http/respond.js';
-import { parseEvaluationRequest } from '../evaluation/validate-request.js';
-import { readSnapshot } from '../read-snapshot.js';
+import { parseEvaluationRequest } from './validate-request.js';
+import { readSnapshot } from '../pipeline/read-snapshot.js';
 
 export function registerEvaluationRoutes(
   router: Router<AppState>,

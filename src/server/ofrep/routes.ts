@@ -9,7 +9,7 @@
  * The namespace is the `X-Svc-Namespace` / `X-Flipt-Namespace` header (default `default`), as the
  * body has no place for it. The reference: the `X-Svc-Reference` / `X-Flipt-Reference` header,
  * else `?reference=`, else the environment the `X-Svc-Environment` / `X-Flipt-Environment` header
- * names (environments.ts), else the default reference. Errors are written in the OFREP schema
+ * names (pipeline/environments.ts), else the default reference. Errors are written in the OFREP schema
  * (ofrep/errors.ts, mounted in app.ts for every path under /ofrep/).
  *
  * The evaluation fast path (fast-path.ts) answers single-flag evaluations when it can, with the
@@ -19,18 +19,18 @@
 import type Router from '@koa/router';
 import type { Config } from '../../config/types.js';
 import type { SnapshotStore } from '../../store/types.js';
-import { ifNoneMatchHits } from '../conditional.js';
+import { ifNoneMatchHits } from '../pipeline/conditional.js';
 import type { AppRouterContext, AppState } from '../../http/context.js';
-import type { ServerMetrics } from '../metrics.js';
-import { bulkNamespace, bulkText } from '../ofrep/bulk.js';
-import { ofrepConfiguration } from '../ofrep/configuration.js';
-import { bulkEtag } from '../ofrep/etag.js';
-import { evaluatedFlagText } from '../ofrep/evaluate.js';
-import { parseOfrepBulkRequest, parseOfrepRequest } from '../ofrep/request.js';
-import { ofrepNamespace, ofrepReference, referenceFailure } from '../ofrep/target.js';
+import type { ServerMetrics } from '../pipeline/metrics.js';
+import { bulkNamespace, bulkText } from './bulk.js';
+import { ofrepConfiguration } from './configuration.js';
+import { bulkEtag } from './etag.js';
+import { evaluatedFlagText } from './answer.js';
+import { parseOfrepBulkRequest, parseOfrepRequest } from './request.js';
+import { ofrepNamespace, ofrepReference, referenceFailure } from './target.js';
 import { requestBody } from '../../http/request-body.js';
 import { sendJson, sendJsonText } from '../../http/respond.js';
-import { readSnapshot } from '../read-snapshot.js';
+import { readSnapshot } from '../pipeline/read-snapshot.js';
 
 export interface OfrepRoutesDeps {
   store: SnapshotStore;

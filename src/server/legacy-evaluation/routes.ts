@@ -6,7 +6,7 @@
  *   POST /api/v1/batch-evaluate
  *   POST /api/v1/namespaces/{namespaceKey}/batch-evaluate
  *
- * Requests and answers: legacy-evaluation/parse.ts and respond.ts. They read the default
+ * Requests and answers: request.ts and answer.ts. They read the default
  * reference (the legacy API has none). Like every `/api/v1` path they belong to the management
  * section for authentication (`exclude.management`), as in Flipt.
  */
@@ -14,12 +14,12 @@ import type Router from '@koa/router';
 import { asJsonObject } from '../../http/body.js';
 import type { SnapshotStore } from '../../store/types.js';
 import type { AppRouterContext, AppState } from '../../http/context.js';
-import { parseLegacyBatch, parseLegacyEvaluation } from '../legacy-evaluation/parse.js';
-import { legacyBatchResponse, legacyEvaluationResponse } from '../legacy-evaluation/respond.js';
-import type { ServerMetrics } from '../metrics.js';
+import { parseLegacyBatch, parseLegacyEvaluation } from './request.js';
+import { legacyBatchResponse, legacyEvaluationResponse } from './answer.js';
+import type { ServerMetrics } from '../pipeline/metrics.js';
 import { requestBody } from '../../http/request-body.js';
 import { sendJson } from '../../http/respond.js';
-import { readSnapshot } from '../read-snapshot.js';
+import { readSnapshot } from '../pipeline/read-snapshot.js';
 
 export function registerLegacyEvaluationRoutes(router: Router<AppState>, deps: { store: SnapshotStore; metrics: ServerMetrics }): void {
   const { store, metrics } = deps;

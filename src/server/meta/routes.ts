@@ -2,15 +2,15 @@
  * Operational endpoints: `/health` (liveness), `/ready` (the default reference has a snapshot that
  * is not stale), `/meta/info`, `/meta/snapshots` (vexil's extension: per-reference load status),
  * `POST /meta/refresh` (vexil's extension, for push webhooks: poll the backend now) and `/metrics`
- * (unless `server.metrics_address` serves it on a listener of its own, src/server/metrics-listener.ts).
+ * (unless `server.metrics_address` serves it on a listener of its own, src/server/meta/metrics-listener.ts).
  */
 import type Router from '@koa/router';
 import type { StoreStatus } from '../../auth/store-health.js';
 import { Code, VexilError } from '../../errors.js';
 import type { RefStatus, SnapshotStore } from '../../store/types.js';
 import type { AppState } from '../../http/context.js';
-import type { Health } from '../health.js';
-import type { ServerMetrics } from '../metrics.js';
+import type { Health } from '../pipeline/health.js';
+import type { ServerMetrics } from '../pipeline/metrics.js';
 import { sendJson } from '../../http/respond.js';
 
 export interface VersionInfo {

@@ -7,10 +7,10 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { Logger } from 'pino';
-import { Code, VexilError, notFound } from '../errors.js';
-import type { ListenAddress } from '../config/listen-address.js';
-import { serializeErrorBody, toErrorResponse } from './errors.js';
-import type { ServerMetrics } from './metrics.js';
+import { Code, VexilError, notFound } from '../../errors.js';
+import type { ListenAddress } from '../../config/listen-address.js';
+import { serializeErrorBody, toErrorResponse } from '../pipeline/errors.js';
+import type { ServerMetrics } from '../pipeline/metrics.js';
 
 export interface MetricsListener {
   /** `http://host:port`. */

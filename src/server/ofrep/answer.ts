@@ -19,7 +19,7 @@ import type { BooleanResult, EvaluationReason, VariantResult } from '../../model
 import { lookupFlag } from '../../evaluation/lookup.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { evaluateBooleanCounted, evaluateVariantCounted } from '../evaluation/evaluation-metrics.js';
-import type { ServerMetrics } from '../metrics.js';
+import type { ServerMetrics } from '../pipeline/metrics.js';
 import type { OfrepRequest } from './request.js';
 
 export type OfrepReason = 'DISABLED' | 'TARGETING_MATCH' | 'DEFAULT' | 'UNKNOWN';

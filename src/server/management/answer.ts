@@ -4,7 +4,7 @@
  * snapshot's build time. Shapes are derived once per snapshot and cached (a snapshot never
  * changes), so repeated reads only pay for JSON.stringify.
  */
-import type { Constraint, Distribution, Flag, Namespace, Rollout, Rule, Segment, Snapshot, Variant } from '../model/snapshot.js';
+import type { Constraint, Distribution, Flag, Namespace, Rollout, Rule, Segment, Snapshot, Variant } from '../../model/snapshot.js';
 
 export interface NamespaceJson {
   key: string;

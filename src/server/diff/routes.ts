@@ -6,7 +6,7 @@
  * the empty context when it has none), the sample `vexil diff` takes by default. The body follows
  * schemas/diff.schema.json. Auth: the management section, unscoped tokens only (auth/scope.ts).
  * At most `diff.max_concurrent` diffs are in progress (503 with Retry-After beyond), and their work
- * runs in time slices between other requests (diff-slices.ts), abandoned if the client goes away.
+ * runs in time slices between other requests (slices.ts), abandoned if the client goes away.
  */
 import type Router from '@koa/router';
 import { MAX_IMPACT_ENTITIES } from '../../diff/impact.js';
@@ -16,7 +16,7 @@ import { testContextsOf } from '../../store/test-contexts.js';
 import type { SnapshotStore } from '../../store/types.js';
 import type { AppState } from '../../http/context.js';
 import { sendJson } from '../../http/respond.js';
-import type { DiffSlices } from '../diff-slices.js';
+import type { DiffSlices } from './slices.js';
 
 const clip = (v: string) => (v.length > 64 ? `${v.slice(0, 64)}…` : v);
 

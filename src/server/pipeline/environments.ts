@@ -6,9 +6,9 @@
  * misconfigured client to report, never a reference to guess (`?reference=` names references).
  */
 import type { IncomingHttpHeaders } from 'node:http';
-import { notFound } from '../errors.js';
-import type { Config } from '../config/types.js';
-import { headerTwin } from '../http/header-twins.js';
+import { notFound } from '../../errors.js';
+import type { Config } from '../../config/types.js';
+import { headerTwin } from '../../http/header-twins.js';
 
 export const DEFAULT_ENVIRONMENT = 'default';
 

@@ -1,12 +1,12 @@
 /** The one snapshot a request reads, resolved once at the start of the handler. */
 import type { ParameterizedContext } from 'koa';
-import { notFound } from '../errors.js';
-import type { Snapshot } from '../model/snapshot.js';
-import type { SnapshotStore } from '../store/types.js';
-import type { AppState } from '../http/context.js';
-import { namespaceView, type NamespaceView } from './shapes.js';
+import { notFound } from '../../errors.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import type { SnapshotStore } from '../../store/types.js';
+import type { AppState } from '../../http/context.js';
+import { namespaceView, type NamespaceView } from '../management/answer.js';
 
-declare module '../http/context.js' {
+declare module '../../http/context.js' {
   interface AppState {
     /** The snapshot the request read, once resolved (one per request). */
     snapshot?: Snapshot;

@@ -6,16 +6,16 @@
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import { fixedLineWriter, writeFixedLine } from '../logger.js';
-import type { RequestLogging } from '../config/types.js';
-import type { SnapshotStore } from '../store/types.js';
-import { monotonicMs, nanosSince } from '../http/clock.js';
-import { decimalText, quote } from '../http/json-text.js';
-import type { AppState } from '../http/context.js';
+import { fixedLineWriter, writeFixedLine } from '../../logger.js';
+import type { RequestLogging } from '../../config/types.js';
+import type { SnapshotStore } from '../../store/types.js';
+import { monotonicMs, nanosSince } from '../../http/clock.js';
+import { decimalText, quote } from '../../http/json-text.js';
+import type { AppState } from '../../http/context.js';
 import type { Health } from './health.js';
 import { newUuid } from './uuid.js';
 import type { ServerMetrics } from './metrics.js';
-import { redactUrl } from '../http/redact-url.js';
+import { redactUrl } from '../../http/redact-url.js';
 
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:@/+=-]{1,128}$/;
 

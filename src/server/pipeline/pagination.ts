@@ -3,8 +3,8 @@
  * `pageToken` (or `page_token`) is the decimal offset as a string; `nextPageToken` is the end
  * offset while items remain, else ""; `totalCount` is the size of the whole collection.
  */
-import { Code, VexilError } from '../errors.js';
-import { invalidField } from '../http/fields.js';
+import { Code, VexilError } from '../../errors.js';
+import { invalidField } from '../../http/fields.js';
 
 export interface PageParams {
   readonly limit: number;

@@ -7,9 +7,9 @@
 import type Router from '@koa/router';
 import { Code, VexilError } from '../../errors.js';
 import { readJsonObject } from '../../http/body.js';
-import { LEGACY, NAMESPACED } from '../api-v1-paths.js';
+import { LEGACY, NAMESPACED } from './paths.js';
 import type { AppRouterContext, AppState } from '../../http/context.js';
-import { WRITE_SPECS, validateWrite, type WriteOperation } from '../validate-write.js';
+import { WRITE_SPECS, validateWrite, type WriteOperation } from './write-request.js';
 
 export const READ_ONLY_MESSAGE = 'modification is not allowed in read-only mode';
 

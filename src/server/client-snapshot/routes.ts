@@ -7,7 +7,7 @@
  *
  * The reference: `?reference=` when given; else, on the v1 path, the environment named by
  * `X-Flipt-Environment` / `X-Svc-Environment`, on the v2 path the one in the path (see
- * environments.ts); else the default reference. `X-Flipt-Accept-Server-Version` is read by
+ * pipeline/environments.ts); else the default reference. `X-Flipt-Accept-Server-Version` is read by
  * nobody: every client gets the full document (Flipt downgrades clients that omit it).
  *
  * Each answer carries the ETag; an `If-None-Match` naming it gets 304 with an empty body.
@@ -15,9 +15,9 @@
 import type Router from '@koa/router';
 import type { Config } from '../../config/types.js';
 import type { SnapshotStore } from '../../store/types.js';
-import { clientSnapshotAnswer, clientSnapshotReference } from '../client-snapshot/request.js';
+import { clientSnapshotAnswer, clientSnapshotReference } from './request.js';
 import type { AppRouterContext, AppState } from '../../http/context.js';
-import { readSnapshot } from '../read-snapshot.js';
+import { readSnapshot } from '../pipeline/read-snapshot.js';
 
 export interface ClientSnapshotRoutesDeps {
   store: SnapshotStore;

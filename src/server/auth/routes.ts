@@ -15,7 +15,7 @@ import { invalidField } from '../../http/fields.js';
 import { trimSlashes } from '../../http/url.js';
 import { withForwardedPrefix } from '../../http/forwarded-prefix.js';
 import type { AppRouterContext, AppState } from '../../http/context.js';
-import { parsePageParams } from '../pagination.js';
+import { parsePageParams } from '../pipeline/pagination.js';
 import { sendJson } from '../../http/respond.js';
 
 /** `X-Forwarded-Prefix` joined in front of a path (reference §2.4). */

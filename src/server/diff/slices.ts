@@ -17,8 +17,8 @@
  * `overloaded`), which costs nothing, so the work queued is bounded. A diff whose client has gone
  * (its `signal` aborted) is dropped at its next turn, so an abandoned diff costs one slice at most.
  */
-import { clientGone, overloaded } from '../errors.js';
-import type { Steps } from '../diff/steps.js';
+import { clientGone, overloaded } from '../../errors.js';
+import type { Steps } from '../../diff/steps.js';
 
 export interface DiffSlicesOptions {
   /** Diffs in progress at once; one more is refused (≥ 1). */

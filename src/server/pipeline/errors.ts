@@ -7,11 +7,11 @@
  */
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
-import type { AppState } from '../http/context.js';
-import { Code, INTERNAL_MESSAGE, toVexilError, type VexilError } from '../errors.js';
-import { withForwardedPrefix } from '../http/forwarded-prefix.js';
+import type { AppState } from '../../http/context.js';
+import { Code, INTERNAL_MESSAGE, toVexilError, type VexilError } from '../../errors.js';
+import { withForwardedPrefix } from '../../http/forwarded-prefix.js';
 
-declare module '../http/context.js' {
+declare module '../../http/context.js' {
   interface AppState {
     /** Set by routes a browser navigates to (login callbacks): an error is a page when HTML is preferred. */
     errorPage?: boolean;

@@ -6,12 +6,12 @@
 import type Router from '@koa/router';
 import { notFound } from '../../errors.js';
 import type { SnapshotStore } from '../../store/types.js';
-import { LEGACY, NAMESPACED, namespaceParam } from '../api-v1-paths.js';
+import { LEGACY, NAMESPACED, namespaceParam } from './paths.js';
 import type { AppRouterContext, AppState } from '../../http/context.js';
-import { paginate, parsePageParams, requireLimitWhenPaging } from '../pagination.js';
+import { paginate, parsePageParams, requireLimitWhenPaging } from '../pipeline/pagination.js';
 import { sendJson } from '../../http/respond.js';
-import { namespacesOf } from '../shapes.js';
-import { namespaceOr404, readSnapshot } from '../read-snapshot.js';
+import { namespacesOf } from './answer.js';
+import { namespaceOr404, readSnapshot } from '../pipeline/read-snapshot.js';
 
 export function registerManagementRoutes(router: Router<AppState>, deps: { store: SnapshotStore }): void {
   const { store } = deps;

@@ -3,7 +3,7 @@
  * so several apps can live in one process, e.g. in tests).
  */
 import { Counter, Gauge, Registry, collectDefaultMetrics } from 'prom-client';
-import type { SnapshotStore } from '../store/types.js';
+import type { SnapshotStore } from '../../store/types.js';
 import { LabelledCounter, LabelledHistogram, type CounterSeries, type HistogramSeries } from './labelled-metrics.js';
 
 export type { CounterSeries, HistogramSeries } from './labelled-metrics.js';

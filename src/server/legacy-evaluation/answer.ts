@@ -23,9 +23,9 @@ import type { VariantResult } from '../../model/evaluation-result.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { timing } from '../evaluation/evaluation-bodies.js';
 import { evaluateVariantCounted } from '../evaluation/evaluation-metrics.js';
-import type { ServerMetrics } from '../metrics.js';
-import { newUuid } from '../uuid.js';
-import type { LegacyBatchRequest, LegacyEvaluationRequest } from './parse.js';
+import type { ServerMetrics } from '../pipeline/metrics.js';
+import { newUuid } from '../pipeline/uuid.js';
+import type { LegacyBatchRequest, LegacyEvaluationRequest } from './request.js';
 
 export function legacyBody(r: VariantResult, req: EvaluationRequest, requestId: string, timestamp: string, durationMillis: number) {
   return {

@@ -1,9 +1,9 @@
 /**
  * The two forms of Flipt's `/api/v1` management paths, shared by the read routes
- * (routes/management.ts) and the refused writes (routes/writes.ts): the namespaced form, and the
+ * (routes.ts) and the refused writes (write-routes.ts): the namespaced form, and the
  * legacy unnamespaced one that addresses namespace `default`.
  */
-import type { AppRouterContext } from '../http/context.js';
+import type { AppRouterContext } from '../../http/context.js';
 
 export const NAMESPACED = '/api/v1/namespaces/:namespaceKey';
 export const LEGACY = '/api/v1';

@@ -9,7 +9,7 @@
  */
 import compress from 'koa-compress';
 import type { Middleware } from 'koa';
-import type { AppState } from '../http/context.js';
+import type { AppState } from '../../http/context.js';
 
 /** Answers smaller than this go as they are: compressing them saves too little to matter. */
 export const COMPRESS_THRESHOLD = 8192;

@@ -4,7 +4,7 @@
  *   GET /client/v2/environments/{environment}/namespaces/{namespace}/stream    Flipt v2, NDJSON
  *   GET /evaluate/v1/namespaces/{namespace}/stream[?reference=][&snapshot=true]   Server-Sent Events
  *
- * The reference is chosen as for the client snapshot (routes/client-snapshot.ts): on the v2 path
+ * The reference is chosen as for the client snapshot (client-snapshot/routes.ts): on the v2 path
  * the path's environment, `?reference=` overriding it; on the SSE path `?reference=`, else the
  * environment of `X-Flipt-Environment` / `X-Svc-Environment`, else the default reference.
  *
@@ -26,10 +26,10 @@ import type { Config } from '../../config/types.js';
 import type { SnapshotStore } from '../../store/types.js';
 import type { AppRouterContext, AppState } from '../../http/context.js';
 import { clientSnapshotReference } from '../client-snapshot/request.js';
-import { NDJSON_CONTENT_TYPE, SSE_CONTENT_TYPE } from '../streams/frames.js';
-import type { StreamHub, StreamProtocol } from '../streams/hub.js';
-import { streamAuthentication } from '../streams/stream-auth.js';
-import { readSnapshot } from '../read-snapshot.js';
+import { NDJSON_CONTENT_TYPE, SSE_CONTENT_TYPE } from './frames.js';
+import type { StreamHub, StreamProtocol } from './hub.js';
+import { streamAuthentication } from './stream-auth.js';
+import { readSnapshot } from '../pipeline/read-snapshot.js';
 
 export interface StreamRoutesDeps {
   store: SnapshotStore;

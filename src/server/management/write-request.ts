@@ -9,7 +9,7 @@
  * leave out `""`, `0`, `false` and empty lists), and JSON `null` is read as left out: absent and
  * `""` (or `[]`) give the same answer, and so do absent and `0`.
  */
-import { field, invalidField, isPlainObject } from '../http/fields.js';
+import { field, invalidField, isPlainObject } from '../../http/fields.js';
 
 type Kind = 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'stringArray';
 
