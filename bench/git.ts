@@ -210,7 +210,7 @@ function exec(cmd: string, args: string[], input?: Buffer): Promise<void> {
 // ---------------------------------------------------------------- worker
 
 async function worker(args: WorkerArgs): Promise<GitWorkerLine> {
-  const { createGitSource } = await import('../src/sources/git.js');
+  const { createGitSource } = await import('../src/sources/git/source.js');
   const { createSnapshotStore } = await import('../src/store/snapshot-store.js');
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
   const source = createGitSource({ repository: args.url, cacheDir: args.cacheDir, ref: 'main' });

@@ -1,7 +1,7 @@
 /**
  * Generates docs/errors.md from the two catalogues: the problem rule ids (src/state/rules.ts) and
  * the refusals vexil invents (REFUSALS in src/errors.ts, each built by its own constructor and
- * mapped to HTTP by src/server/errors.ts, so the page shows what a client really gets).
+ * mapped to HTTP by src/server/pipeline/errors.ts, so the page shows what a client really gets).
  *
  *   npm run docs:errors            # writes docs/errors.md
  *   npm run docs:errors -- --check # exit 1 when docs/errors.md is not what this makes now
@@ -12,7 +12,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Code, REFUSALS } from '../src/errors.js';
-import { toErrorResponse } from '../src/server/errors.js';
+import { toErrorResponse } from '../src/server/pipeline/errors.js';
 import { RULES } from '../src/state/rules.js';
 
 export const ERRORS_DOC_PATH = fileURLToPath(new URL('../docs/errors.md', import.meta.url));

@@ -1,6 +1,6 @@
 /**
  * The one error family of vexil. Every failure that reaches a client is a VexilError with a
- * gRPC-style status code; `server/errors.ts` is the only place that maps it to an HTTP status
+ * gRPC-style status code; `server/pipeline/errors.ts` is the only place that maps it to an HTTP status
  * and writes the body `{"code": N, "message": "...", "details": []}`.
  */
 export const Code = {

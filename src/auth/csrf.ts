@@ -88,7 +88,7 @@ export function csrfProblem(method: string, headers: IncomingHttpHeaders | undef
   return undefined;
 }
 
-/** The 403 a refused request gets (JSON through src/server/errors.ts, like every error). */
+/** The 403 a refused request gets (JSON through src/server/pipeline/errors.ts, like every error). */
 export function csrfRefusal(reason: string): VexilError {
   return new VexilError(Code.PermissionDenied, `permission denied: ${reason}`);
 }

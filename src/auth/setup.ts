@@ -32,7 +32,7 @@ export class AuthSetupError extends Error {
   override readonly name = 'AuthSetupError';
 }
 
-/** What the `/auth/v1` routes need (server/routes/auth.ts registers them with it). */
+/** What the `/auth/v1` routes need (server/auth/routes.ts registers them with it). */
 export interface AuthRoutesDeps {
   service: AuthService;
   config: AuthenticationConfig;

@@ -16,7 +16,7 @@ import { evaluateBoolean, evaluateVariant, findFlag } from '../evaluation/index.
 import { explain } from '../evaluation/explain.js';
 import type { BooleanResult, VariantResult } from '../model/evaluation-result.js';
 import type { EvaluationRequest } from '../model/evaluation-request.js';
-import { serializeErrorBody, toErrorResponse } from '../server/errors.js';
+import { serializeErrorBody, toErrorResponse } from '../server/pipeline/errors.js';
 import { LOCAL_REFERENCE } from '../sources/local.js';
 import { countSummary, formatText } from './format-problems.js';
 import { formatDecision, formatResult, formatTrace } from '../evaluation/explain-words.js';

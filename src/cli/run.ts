@@ -13,8 +13,8 @@ const COMMANDS: Readonly<Record<string, (args: readonly string[], io: CliIO) => 
   validate: runValidate,
   evaluate: async (args, io) => (await import('./evaluate.js')).runEvaluate(args, io),
   test: async (args, io) => (await import('./test.js')).runTest(args, io),
-  bundle: async (args, io) => (await import('./bundle.js')).runBundle(args, io),
-  diff: async (args, io) => (await import('./diff.js')).runDiff(args, io),
+  bundle: async (args, io) => (await import('./bundle/command.js')).runBundle(args, io),
+  diff: async (args, io) => (await import('./diff/command.js')).runDiff(args, io),
 };
 
 export async function run(argv: readonly string[], io: CliIO): Promise<number> {

@@ -19,8 +19,8 @@ import {
   WORKER_SLOT_ENV,
   workerCount,
   workerSlot,
-} from '../server/cluster.js';
-import { startHttpServer } from '../server/http.js';
+} from '../server/workers.js';
+import { startHttpServer } from '../server/listen.js';
 import { storageFromConfig } from '../sources/from-config.js';
 import type { Storage } from '../sources/storage.js';
 import { InvalidStateError } from '../store/invalid-state-error.js';

@@ -55,7 +55,7 @@ export interface Config {
   cors: CorsConfig;
   /** The web UI at `/` and `/ui/...` (src/server/ui-assets.ts). */
   ui: { enabled: boolean }; // default true
-  /** `GET /api/v1/diff` (src/server/diff-slices.ts). */
+  /** `GET /api/v1/diff` (src/server/diff/slices.ts). */
   diff: {
     /** Diffs in progress at once per process; one more is 503 with Retry-After (default 4). */
     max_concurrent: number;
@@ -67,7 +67,7 @@ export interface Config {
   authentication: AuthenticationConfig;
 }
 
-/** `cors.*`, Flipt's names (src/server/cors.ts; origin syntax in src/http/origins.ts). */
+/** `cors.*`, Flipt's names (src/server/pipeline/cors.ts; origin syntax in src/http/origins.ts). */
 export interface CorsConfig {
   enabled: boolean; // default false
   /** `["*"]` (default): every origin, without credentials; else origins echoed with credentials. */

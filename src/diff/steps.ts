@@ -3,7 +3,7 @@
  * preview over up to 100,000 entities) written as generators that yield between bounded units of
  * work: a few dozen flags compared, a few hundred entities evaluated. Pure: a yield carries no
  * value and nothing is read from outside between steps, so however the steps are spread over time
- * (all at once by `drain`, or in time slices by the server, server/diff-slices.ts) the result is the
+ * (all at once by `drain`, or in time slices by the server, server/diff/slices.ts) the result is the
  * same value. This lets the server answer other requests while a diff is computed, without a
  * second copy of the snapshots in a worker thread.
  */

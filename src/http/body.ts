@@ -114,7 +114,7 @@ function tooLarge(limit: number): VexilError {
 }
 
 /**
- * The body's bytes, with the checks raw-body made (and the same errors, as server/errors.ts
+ * The body's bytes, with the checks raw-body made (and the same errors, as server/pipeline/errors.ts
  * maps them): a declared or received length over the limit is 413 (the stream is left paused,
  * for discardRest), an upload that stops early is "request aborted", and a body whose length
  * differs from Content-Length is refused. Written out here because raw-body's promise, option parsing and

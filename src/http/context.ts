@@ -1,8 +1,8 @@
 /**
  * What every request carries through the middleware chain (Koa `ctx.state`), shared by the server's
  * routes and the auth methods that mount routes of their own. The layers above add their own fields
- * by module augmentation where they set them (server/read-snapshot.ts: the snapshot read;
- * server/errors.ts: `errorPage`; auth/middleware.ts: the caller's authentication), so this file
+ * by module augmentation where they set them (server/pipeline/read-snapshot.ts: the snapshot read;
+ * server/pipeline/errors.ts: `errorPage`; auth/middleware.ts: the caller's authentication), so this file
  * needs no type from above the http floor.
  */
 import type { ParameterizedContext } from 'koa';

@@ -8,7 +8,7 @@ import { invalidArgument } from '../errors.js';
 
 /**
  * Every name read through headerTwin. A browser page may send a header only when the CORS
- * preflight allows it, so server/cors.ts allows both spellings of each name listed here.
+ * preflight allows it, so server/pipeline/cors.ts allows both spellings of each name listed here.
  */
 export const TWIN_NAMES = ['accept-server-version', 'environment', 'namespace', 'reference'] as const;
 export type TwinName = (typeof TWIN_NAMES)[number];

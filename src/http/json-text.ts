@@ -1,6 +1,6 @@
 /**
  * JSON text written by hand on the per-request paths: string literals for the request log line
- * (server/request-log.ts) and the evaluation responses (server/evaluation/evaluation-json.ts).
+ * (server/pipeline/request-log.ts) and the evaluation responses (server/evaluation/evaluation-json.ts).
  * Each function returns exactly what `JSON.stringify` returns for the same value; a string that
  * needs no escaping (a URL, a method, an address, a key: almost always) is only wrapped in quotes.
  */

@@ -1,6 +1,6 @@
 /**
  * The origin lists of `cors.allowed_origins`: their syntax (checked when the config is loaded)
- * and matching a request's `Origin` against them (src/server/cors.ts). An entry is `*` (every
+ * and matching a request's `Origin` against them (src/server/pipeline/cors.ts). An entry is `*` (every
  * origin; then it must be the only entry), an origin as browsers send it
  * (`https://app.example.com`, `http://127.0.0.1:3000`), or an origin with one `*` standing for
  * any non-empty text (`https://*.example.com`), as Flipt's CORS library reads them. Compared in

@@ -1,4 +1,4 @@
-/** Writes success bodies: JSON, indented under `?pretty`. (Error bodies: server/errors.ts.) */
+/** Writes success bodies: JSON, indented under `?pretty`. (Error bodies: server/pipeline/errors.ts.) */
 import type { ParameterizedContext } from 'koa';
 import type { AppState } from './context.js';
 

@@ -11,7 +11,7 @@
  * and does the same steps as the Koa chain of app.ts, in the same order, through the same
  * functions:
  *
- *   request id + start time (request-log.ts) → strict URL/query checks (http/url.ts) →
+ *   request id + start time (pipeline/request-log.ts) → strict URL/query checks (http/url.ts) →
  *   authentication (the auth middleware's own gate) → body (http/body.ts: limits, depth,
  *   charset) → the route's work, through the modules the Koa routes use too (the evaluation core
  *   in server/evaluation/, ofrep/, client-snapshot/) → errors through errors.ts (OFREP's through
@@ -30,19 +30,19 @@ import type { AuthDecision, AuthGate, AuthRequest } from '../auth/middleware.js'
 import type { Config, RequestLogging } from '../config/types.js';
 import type { Snapshot } from '../model/snapshot.js';
 import type { SnapshotStore } from '../store/types.js';
-import type { CorsPolicy } from './cors.js';
+import type { CorsPolicy } from './pipeline/cors.js';
 import { readJson, readJsonWith, type JsonSink } from '../http/body.js';
 import { monotonicMs, nanosSince } from '../http/clock.js';
 import { checkPathEncoding, parseQueryString } from '../http/url.js';
 import { clientSnapshotAnswer, clientSnapshotReference } from './client-snapshot/request.js';
-import { serializeErrorBody, toErrorResponse } from './errors.js';
-import type { Health } from './health.js';
-import type { HistogramSeries, ServerMetrics } from './metrics.js';
-import { logsRequest, requestIdFor, requestLine, requestLineWriter, writeRequestLine } from './request-log.js';
-import { parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation } from './evaluation/parse-evaluation.js';
-import { evaluationResponseText, type ResponseText } from './evaluation/respond-evaluation.js';
+import { serializeErrorBody, toErrorResponse } from './pipeline/errors.js';
+import type { Health } from './pipeline/health.js';
+import type { HistogramSeries, ServerMetrics } from './pipeline/metrics.js';
+import { logsRequest, requestIdFor, requestLine, requestLineWriter, writeRequestLine } from './pipeline/request-log.js';
+import { parseEvaluation, referenceOf, type EvaluationKind, type ParsedEvaluation } from './evaluation/request.js';
+import { evaluationResponseText, type ResponseText } from './evaluation/answer.js';
 import { ofrepErrorResponse } from './ofrep/errors.js';
-import { evaluatedFlagText } from './ofrep/evaluate.js';
+import { evaluatedFlagText } from './ofrep/answer.js';
 import { parseOfrepRequest, type OfrepRequest } from './ofrep/request.js';
 import { ofrepNamespace, ofrepReference, referenceFailure } from './ofrep/target.js';
 
@@ -57,11 +57,11 @@ export interface FastPathDeps {
   requests: RequestLogging;
   /** A request cookie, read exactly as Koa's `ctx.cookies.get` reads it. */
   cookie: (req: IncomingMessage, res: ServerResponse, name: string) => string | undefined;
-  /** `cors.*` when on (cors.ts); its headers go on every answer, errors included. */
+  /** `cors.*` when on (pipeline/cors.ts); its headers go on every answer, errors included. */
   cors?: CorsPolicy;
-  /** `environments.*`: environment names → references (environments.ts). */
+  /** `environments.*`: environment names → references (pipeline/environments.ts). */
   environments: Config['environments'];
-  /** `authentication.required`: X-Vexil-Revision as request-log.ts's revisionFor gives it. */
+  /** `authentication.required`: X-Vexil-Revision as pipeline/request-log.ts's revisionFor gives it. */
   hideRevision?: boolean;
 }
 
@@ -309,7 +309,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       this.answer(200, body.text, undefined, body.ascii);
     }
 
-    /** OFREP, one flag: the steps of routes/ofrep.ts (body, namespace header, reference). */
+    /** OFREP, one flag: the steps of ofrep/routes.ts (body, namespace header, reference). */
     onOfrepJson(body: unknown): void {
       let request: OfrepRequest;
       let namespaceKey: string;
@@ -322,7 +322,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
         return;
       }
       try {
-        // "" reads the default reference, as everywhere (read-snapshot.ts).
+        // "" reads the default reference, as everywhere (pipeline/read-snapshot.ts).
         ref = ofrepReference(this.req.headers, this.query, environments) || undefined;
       } catch (err) {
         this.onJsonError(referenceFailure(err));
@@ -348,7 +348,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
       this.answer(200, this.pretty ? JSON.stringify(JSON.parse(text), null, 2) : text, undefined);
     }
 
-    /** A client snapshot GET or HEAD: the steps of routes/client-snapshot.ts. */
+    /** A client snapshot GET or HEAD: the steps of client-snapshot/routes.ts. */
     serveSnapshot(): void {
       let ref: string | undefined;
       try {

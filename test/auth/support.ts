@@ -11,7 +11,7 @@ import type { Clock } from '../../src/auth/types.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/types.js';
 import { createLogger, type Logger } from '../../src/logger.js';
-import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/server/listen.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { FIXTURES, call, type JsonResponse } from '../server/support.js';

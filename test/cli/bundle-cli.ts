@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runBundle, type BundleDeps } from '../../src/cli/bundle.js';
+import { runBundle, type BundleDeps } from '../../src/cli/bundle/command.js';
 import type { CliIO } from '../../src/cli/io.js';
 import { run } from '../../src/cli/run.js';
 import { UsageError } from '../../src/cli/usage.js';

@@ -16,7 +16,7 @@ import t from 'tap';
 import { openBundleStore } from '../../src/sources/oci/bundle-store.js';
 import { parseOciReference } from '../../src/sources/oci/reference.js';
 import { createRegistryClient } from '../../src/sources/oci/registry-client.js';
-import { createOciSource } from '../../src/sources/oci.js';
+import { createOciSource } from '../../src/sources/oci/source.js';
 import { readState } from '../../src/store/read-state.js';
 import { FIXTURES } from '../store/temp-state.js';
 import { REGISTRY_PASSWORD, REGISTRY_USER, registryUnavailableReason, startRegistry, startRegistryProxy } from '../support/oci-registry.js';

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createInterface } from 'node:readline';
 import t, { type Test } from 'tap';
-import { workerCount } from '../../src/server/cluster.js';
+import { workerCount } from '../../src/server/workers.js';
 import { loadConfig } from '../../src/config/load.js';
 import { tempState } from '../store/temp-state.js';
 import { REPO, runCli, spawnCli } from './run-cli.js';

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import t from 'tap';
 import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { REPO, runCli } from './run-cli.js';

@@ -12,7 +12,7 @@
 import { crc32 } from 'node:zlib';
 import { pino } from 'pino';
 import t from 'tap';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { startTestStore } from './support.js';
 
 const VOLATILE = new Set(['requestId', 'timestamp', 'requestDurationMillis']);

@@ -1,5 +1,5 @@
 /**
- * The client snapshot routes through the real server (src/server/routes/client-snapshot.ts):
+ * The client snapshot routes through the real server (src/server/client-snapshot/routes.ts):
  * the body is the document of the served snapshot, the ETag and If-None-Match rules, reference
  * selection (`?reference=`, the environment headers and their X-Svc-* twins, the v2 path, the
  * `environments` config), the 404s, and ETags across reloads, processes and references (local
@@ -12,7 +12,7 @@ import { pino } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/types.js';
 import { snapshotDocumentText } from '../../src/server/client-snapshot/document.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import type { SnapshotStore, StoreEvent } from '../../src/store/types.js';
 import { gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';
 import { testsNeeding } from '../support/requirements.js';

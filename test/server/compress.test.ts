@@ -1,5 +1,5 @@
 /**
- * gzip of large API reads (src/server/compress.ts) through the real server: a big flag list is
+ * gzip of large API reads (src/server/pipeline/compress.ts) through the real server: a big flag list is
  * compressed when the client accepts gzip and inflates to exactly the uncompressed answer; small
  * answers, clients without gzip, HEAD, errors and evaluations are left as they are.
  */
@@ -11,8 +11,8 @@ import { gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import t from 'tap';
 import { loadConfig } from '../../src/config/load.js';
-import { COMPRESS_THRESHOLD } from '../../src/server/compress.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { COMPRESS_THRESHOLD } from '../../src/server/pipeline/compress.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { generateState } from '../support/generate-state.js';

@@ -1,6 +1,6 @@
-/** If-None-Match against a bare ETag (src/server/conditional.ts): every form HTTP allows, linear on hostile lists. */
+/** If-None-Match against a bare ETag (src/server/pipeline/conditional.ts): every form HTTP allows, linear on hostile lists. */
 import t from 'tap';
-import { ifNoneMatchHits } from '../../src/server/conditional.js';
+import { ifNoneMatchHits } from '../../src/server/pipeline/conditional.js';
 
 const E = '0123456789abcdef0123456789abcdef01234567';
 

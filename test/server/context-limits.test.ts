@@ -6,7 +6,7 @@
  */
 import { pino } from 'pino';
 import t from 'tap';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { MAX_BODY_BYTES, MAX_CONTEXT_KEYS, MAX_CONTEXT_KEY_BYTES, MAX_CONTEXT_VALUE_BYTES } from '../../src/http/limits.js';
 import { startTestStore } from './support.js';
 

@@ -1,5 +1,5 @@
 /**
- * CORS (`cors.*`, src/server/cors.ts) over plain HTTP on both server paths: the evaluation fast
+ * CORS (`cors.*`, src/server/pipeline/cors.ts) over plain HTTP on both server paths: the evaluation fast
  * path (fast-path.ts) and the Koa app (every other route, and evaluations with the fast path off).
  * Preflights answer 204 with the methods and the headers real clients send; actual answers,
  * errors included (JSON errors, the raw server's 417 and 431), carry the CORS headers for an
@@ -8,8 +8,8 @@
  */
 import t, { type Test } from 'tap';
 import type { CorsConfig } from '../../src/config/types.js';
-import { CLIENT_REQUEST_HEADERS } from '../../src/server/cors.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { CLIENT_REQUEST_HEADERS } from '../../src/server/pipeline/cors.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { pino } from 'pino';
 import { startAuthServer } from '../auth/support.js';
 import { call, parseRawResponse, rawExchange, rawRequest, startTestStore } from './support.js';

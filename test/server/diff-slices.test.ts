@@ -1,5 +1,5 @@
 /**
- * server/diff-slices.ts on its own: diffs run in turns give the values their steps give at once
+ * server/diff/slices.ts on its own: diffs run in turns give the values their steps give at once
  * (two diff reports with impact over random-sized states, interleaved slice by slice); a step that
  * throws rejects its own diff only; an aborted signal abandons its diff (499, the generator closed)
  * while the others complete; the limit refuses with 503 + Retry-After and frees its place on
@@ -11,7 +11,7 @@ import { diffReport, diffReportSteps, type ReportOptions } from '../../src/diff/
 import type { Steps } from '../../src/diff/steps.js';
 import { load } from '../../src/state/load.js';
 import type { Snapshot } from '../../src/model/snapshot.js';
-import { createDiffSlices } from '../../src/server/diff-slices.js';
+import { createDiffSlices } from '../../src/server/diff/slices.js';
 import { changedState } from '../support/changed-state.js';
 import { generateState } from '../support/generate-state.js';
 

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Code, VexilError, internal, notFound, unauthenticated } from '../../src/errors.js';
-import { toErrorResponse } from '../../src/server/errors.js';
+import { toErrorResponse } from '../../src/server/pipeline/errors.js';
 
 t.test('gRPC code → HTTP status', async (t) => {
   const cases: Array<[number, number]> = [

@@ -11,7 +11,7 @@ import t from 'tap';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/types.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { parseRawResponse, startTestStore } from './support.js';
 
 async function serve(t: Parameters<typeof startTestStore>[0], adjust: (c: Config) => void = () => {}) {

@@ -1,6 +1,6 @@
 import t from 'tap';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { LabelledCounter, LabelledHistogram } from '../../src/server/labelled-metrics.js';
+import { LabelledCounter, LabelledHistogram } from '../../src/server/pipeline/labelled-metrics.js';
 
 const BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 

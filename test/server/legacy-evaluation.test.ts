@@ -6,7 +6,7 @@
  * evaluation core serves both.
  */
 import t, { type Test } from 'tap';
-import { READ_ONLY_MESSAGE } from '../../src/server/routes/writes.js';
+import { READ_ONLY_MESSAGE } from '../../src/server/management/write-routes.js';
 import { call, get, isErrorBody, post, startTestServer, type JsonResponse } from './support.js';
 
 type Json = Record<string, unknown>;

@@ -6,7 +6,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import t from 'tap';
 import { pino } from 'pino';
 import { BufferedLineDestination, createLogger } from '../../src/logger.js';
-import { requestLine, writeRequestLine } from '../../src/server/request-log.js';
+import { requestLine, writeRequestLine } from '../../src/server/pipeline/request-log.js';
 
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TSX = pathToFileURL(join(REPO, 'node_modules/tsx/dist/loader.mjs')).href;

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { paginate, parsePageParams, requireLimitWhenPaging } from '../../src/server/pagination.js';
+import { paginate, parsePageParams, requireLimitWhenPaging } from '../../src/server/pipeline/pagination.js';
 
 const q = (o: Record<string, string>) => new Map(Object.entries(o));
 const items = Array.from({ length: 57 }, (_, i) => i);

@@ -6,7 +6,7 @@
 import { pino } from 'pino';
 import tap from 'tap';
 import { loadConfig } from '../../src/config/load.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { CUT, EXCERPT_MAX_LINE_CHARS } from '../../src/state/excerpt.js';
 import { InvalidStateError } from '../../src/store/invalid-state-error.js';
 import { gitFixture, gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';

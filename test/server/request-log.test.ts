@@ -2,7 +2,7 @@ import { Writable } from 'node:stream';
 import t from 'tap';
 import { pino } from 'pino';
 import { createLogger } from '../../src/logger.js';
-import { requestLine, requestLineWriter, writeRequestLine } from '../../src/server/request-log.js';
+import { requestLine, requestLineWriter, writeRequestLine } from '../../src/server/pipeline/request-log.js';
 import { post, startTestServer } from './support.js';
 
 t.test('request logs: one line per request, level by status, no secrets', async (t) => {

@@ -1,5 +1,5 @@
 /**
- * Live updates through the real server (routes/streams.ts over streams/hub.ts), on a local
+ * Live updates through the real server (streams/routes.ts over streams/hub.ts), on a local
  * state folder in a temp dir whose files the tests edit: Flipt v2's NDJSON stream and the SSE
  * stream, what is sent at connect and per change (and nothing for other namespaces), Last-Event-ID,
  * heartbeats, the stream limit, slow clients, a namespace that goes away, shutdown, the request
@@ -13,7 +13,7 @@ import { Writable } from 'node:stream';
 import tap, { type Test } from 'tap';
 import { pino, type Logger } from 'pino';
 import type { Config } from '../../src/config/types.js';
-import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/server/listen.js';
 import type { SnapshotStore, StoreEvent } from '../../src/store/types.js';
 import { loadConfig } from '../../src/config/load.js';
 import { generateState } from '../support/generate-state.js';

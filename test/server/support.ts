@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { pino, type Logger } from 'pino';
 import { loadConfig } from '../../src/config/load.js';
 import type { RequestLogging } from '../../src/config/types.js';
-import { startHttpServer, type RunningHttpServer } from '../../src/server/http.js';
+import { startHttpServer, type RunningHttpServer } from '../../src/server/listen.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore, type ManagedSnapshotStore } from '../../src/store/snapshot-store.js';
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { pino } from 'pino';
 import t from 'tap';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { UI_DIRECTORY, loadUiAssets } from '../../src/server/ui-assets.js';
 import { startAuthServer } from '../auth/support.js';
 import { startTestStore, startTestServer } from './support.js';

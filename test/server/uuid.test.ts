@@ -1,5 +1,5 @@
 import t from 'tap';
-import { newUuid } from '../../src/server/uuid.js';
+import { newUuid } from '../../src/server/pipeline/uuid.js';
 
 const V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 

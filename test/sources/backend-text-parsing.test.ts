@@ -5,7 +5,7 @@
  * runner's timeout). No timing assertions: finishing is the proof.
  */
 import tap from 'tap';
-import { createGitSource } from '../../src/sources/git.js';
+import { createGitSource } from '../../src/sources/git/source.js';
 import { nextLink, parseChallenge } from '../../src/sources/oci/registry-client.js';
 import { gitUnavailableReason } from '../support/git-fixture.js';
 import { createTestRepo } from '../support/git-repo.js';

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import tap from 'tap';
 import { loadConfig } from '../../src/config/load.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { runCli, serveCli } from '../cli/run-cli.js';
 import { gitFixture, gitUnavailableReason, startGitFixture, type GitFixture } from '../support/git-fixture.js';
 import type { Teardown } from '../support/git-repo.js';

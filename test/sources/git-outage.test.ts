@@ -7,7 +7,7 @@
 import { pino } from 'pino';
 import tap from 'tap';
 import { loadConfig } from '../../src/config/load.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { gitFixture, gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';
 import { testsNeeding } from '../support/requirements.js';
 

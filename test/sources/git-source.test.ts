@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tap from 'tap';
-import { createGitSource, GitOptionsError } from '../../src/sources/git.js';
+import { createGitSource, GitOptionsError } from '../../src/sources/git/source.js';
 import { mirrorPath } from '../../src/sources/git/mirror.js';
 import { parseRepository } from '../../src/sources/git/options.js';
 import { readState } from '../../src/store/read-state.js';

@@ -2,7 +2,7 @@
 import t from 'tap';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig, loadConfigReport } from '../../src/config/load.js';
-import { OBJECT_REFERENCE } from '../../src/sources/object.js';
+import { OBJECT_REFERENCE } from '../../src/sources/object/source.js';
 import { objectConfigProblems, objectStorageFromConfig } from '../../src/sources/object/from-config.js';
 import { normalizePrefix, type S3Provider } from '../../src/sources/object/s3.js';
 

@@ -6,8 +6,8 @@
 import { pino } from 'pino';
 import t from 'tap';
 import { loadConfig } from '../../src/config/load.js';
-import { startHttpServer } from '../../src/server/http.js';
-import { createObjectSource, OBJECT_REFERENCE, type ObjectSource } from '../../src/sources/object.js';
+import { startHttpServer } from '../../src/server/listen.js';
+import { createObjectSource, OBJECT_REFERENCE, type ObjectSource } from '../../src/sources/object/source.js';
 import { objectStorageFromConfig } from '../../src/sources/object/from-config.js';
 import { createS3Provider, type S3Provider } from '../../src/sources/object/s3.js';
 import { createSnapshotStore, type ManagedSnapshotStore } from '../../src/store/snapshot-store.js';

@@ -14,8 +14,8 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { ConfigError } from '../../src/config/errors.js';
 import { loadConfig } from '../../src/config/load.js';
-import { startHttpServer } from '../../src/server/http.js';
-import { createOciSource } from '../../src/sources/oci.js';
+import { startHttpServer } from '../../src/server/listen.js';
+import { createOciSource } from '../../src/sources/oci/source.js';
 import { openBundleStore } from '../../src/sources/oci/bundle-store.js';
 import {
   EMPTY_JSON_DIGEST,

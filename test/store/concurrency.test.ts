@@ -8,7 +8,7 @@ import { Writable } from 'node:stream';
 import t from 'tap';
 import { loadConfig } from '../../src/config/load.js';
 import { createLogger } from '../../src/logger.js';
-import { startHttpServer } from '../../src/server/http.js';
+import { startHttpServer } from '../../src/server/listen.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import type { Snapshot } from '../../src/model/snapshot.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';

@@ -9,7 +9,7 @@
 import { pino } from 'pino';
 import tap from 'tap';
 import { Code, VexilError } from '../../src/errors.js';
-import { createServerMetrics, OTHER_REFERENCE } from '../../src/server/metrics.js';
+import { createServerMetrics, OTHER_REFERENCE } from '../../src/server/pipeline/metrics.js';
 import { gitFixture, gitUnavailableReason, greeting, startGitFixture } from '../support/git-fixture.js';
 import { mulberry32 } from '../support/prng.js';
 import { testsNeeding } from '../support/requirements.js';

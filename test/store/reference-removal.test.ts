@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import tap from 'tap';
 import { loadConfig } from '../../src/config/load.js';
-import { createGitSource } from '../../src/sources/git.js';
+import { createGitSource } from '../../src/sources/git/source.js';
 import type { StoreEvent } from '../../src/store/types.js';
 import { gitFixture, gitUnavailableReason, greeting, startGitFixture } from '../support/git-fixture.js';
 import { createTestRepo, git } from '../support/git-repo.js';

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
-import { createGitSource, type GitSource, type GitSourceOptions } from '../../src/sources/git.js';
+import { createGitSource, type GitSource, type GitSourceOptions } from '../../src/sources/git/source.js';
 import type { Snapshot } from '../../src/model/snapshot.js';
 import { createSnapshotStore, type ManagedSnapshotStore, type SnapshotStoreOptions } from '../../src/store/snapshot-store.js';
 import { startGitHttpServer, type GitHttpServer, type GitHttpServerOptions } from './git-http-server.js';

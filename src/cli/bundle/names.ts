@@ -1,7 +1,7 @@
 /**
  * Names of bundles in the local bundle store. `vexil bundle build` names a bundle `name:tag`
  * (`flags:v1`, `team/flags:v1`); `vexil bundle pull` stores it under the remote's own name
- * (`127.0.0.1:5000/team/flags:v1`, bundleNameOf in sources/oci.ts: the name `vexil serve` looks
+ * (`127.0.0.1:5000/team/flags:v1`, bundleNameOf in sources/oci/source.ts: the name `vexil serve` looks
  * for), so a pulled bundle and a built one never collide.
  */
 /** A repository path component, as the OCI distribution spec allows them. */

@@ -9,7 +9,7 @@ import type { BundleStore, Descriptor, ImageManifest, OciReference, RegistryClie
 import { RegistryError } from '../../sources/oci/types.js';
 import type { CliIO } from '../io.js';
 import { formatSize, shortDigest } from './format.js';
-import { bundleNameOf } from '../../sources/oci.js';
+import { bundleNameOf } from '../../sources/oci/source.js';
 import { storeNameCandidates } from './names.js';
 
 /** A bundle's blobs in push/pull order: config, then layers; each digest once. */

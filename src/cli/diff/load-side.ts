@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import git from 'isomorphic-git';
 import { atomicFs } from '../../sources/git/atomic-fs.js';
-import { createGitSource } from '../../sources/git.js';
+import { createGitSource } from '../../sources/git/source.js';
 import { readState } from '../../store/read-state.js';
 import type { SourceFile } from '../../sources/types.js';
 import type { Snapshot } from '../../model/snapshot.js';

@@ -20,7 +20,7 @@
  */
 import type { Constraint, Flag, Namespace, Rollout, Rule, Segment } from '../../model/snapshot.js';
 import type { SegmentOperator } from '../../model/enums.js';
-import { float32Number } from '../float32.js';
+import { float32Number } from './float32.js';
 
 export type SnapshotMatchType = 'ALL_SEGMENT_MATCH_TYPE' | 'ANY_SEGMENT_MATCH_TYPE';
 export type SnapshotComparisonType =

@@ -1,5 +1,5 @@
 /**
- * A client snapshot request, as both HTTP paths serve it (routes/client-snapshot.ts on Koa, and
+ * A client snapshot request, as both HTTP paths serve it (client-snapshot/routes.ts on Koa, and
  * fast-path.ts): which reference it reads, and what it is answered for a namespace of that
  * reference's snapshot. Keeping the decisions here keeps the two paths' answers identical.
  */
@@ -7,8 +7,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { notFound } from '../../errors.js';
 import type { Config } from '../../config/types.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import { ifNoneMatchHits } from '../conditional.js';
-import { environmentReference, requestReference } from '../environments.js';
+import { ifNoneMatchHits } from '../pipeline/conditional.js';
+import { environmentReference, requestReference } from '../pipeline/environments.js';
 import { servedSnapshot } from './served.js';
 
 /**

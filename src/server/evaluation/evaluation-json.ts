@@ -8,7 +8,7 @@
  */
 import type { BooleanResult, VariantResult } from '../../model/evaluation-result.js';
 import { decimalText, jsonStrings, quote } from '../../http/json-text.js';
-import { newUuid } from '../uuid.js';
+import { newUuid } from '../pipeline/uuid.js';
 import type { Timing } from './evaluation-bodies.js';
 
 export interface Fragments {

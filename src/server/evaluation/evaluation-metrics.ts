@@ -9,7 +9,7 @@ import { evaluateBoolean, evaluateVariant } from '../../evaluation/index.js';
 import type { BooleanResult, VariantResult } from '../../model/evaluation-result.js';
 import type { EvaluationRequest } from '../../model/evaluation-request.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import type { CounterSeries, ServerMetrics } from '../metrics.js';
+import type { CounterSeries, ServerMetrics } from '../pipeline/metrics.js';
 import type { ParsedEvaluationRequest } from './validate-request.js';
 
 /** Label values for the evaluation counter, bounded by what exists in the snapshot. */

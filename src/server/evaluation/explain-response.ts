@@ -14,7 +14,7 @@ import { explain, type Explanation } from '../../evaluation/explain.js';
 import type { CompiledFlag, CompiledSegmentSet } from '../../model/compiled.js';
 import { findFlag } from '../../evaluation/lookup.js';
 import type { Snapshot } from '../../model/snapshot.js';
-import { newUuid } from '../uuid.js';
+import { newUuid } from '../pipeline/uuid.js';
 import { booleanBody, timing, variantBody } from './evaluation-bodies.js';
 import type { ParsedEvaluationRequest } from './validate-request.js';
 

@@ -15,9 +15,9 @@
 import { Code, VexilError, notFound } from '../../errors.js';
 import { goQuote } from '../../evaluation/lookup.js';
 import type { Namespace, Snapshot } from '../../model/snapshot.js';
-import type { ServerMetrics } from '../metrics.js';
+import type { ServerMetrics } from '../pipeline/metrics.js';
 import { notAboutTheFlag } from './errors.js';
-import { evaluatedFlagText } from './evaluate.js';
+import { evaluatedFlagText } from './answer.js';
 import type { OfrepBulkRequest } from './request.js';
 
 /** The namespace the bulk request reads; 400 GENERAL when it does not exist. */

@@ -4,7 +4,7 @@
  * providers read nothing else (the JS provider treats a single-flag error body without `key` as a
  * malformed answer, so `key` is written whenever the path names the flag).
  *
- * Status, headers and message come from the one error mapping (server/errors.ts toErrorResponse),
+ * Status, headers and message come from the one error mapping (server/pipeline/errors.ts toErrorResponse),
  * so OFREP answers with the same status as any other path would for the same failure; only the
  * body's shape differs, and the one exception is what the request reads besides the flag
  * (notAboutTheFlag). The error code, as Flipt maps it (flipt-auth-and-clients.md §4b):
@@ -21,7 +21,7 @@
 import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Code, VexilError, toVexilError } from '../../errors.js';
-import { toErrorResponse } from '../errors.js';
+import { toErrorResponse } from '../pipeline/errors.js';
 
 export const OFREP_PREFIX = '/ofrep/';
 const SINGLE_FLAG_PREFIX = '/ofrep/v1/evaluate/flags/';

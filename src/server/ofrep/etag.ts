@@ -10,7 +10,7 @@
  * a hash of the request. A client that changes its context, its flag list, its namespace or its
  * reference never gets a 304 for the old answer.
  *
- * Sent quoted, as HTTP writes entity tags (If-None-Match matching, conditional.ts, accepts the
+ * Sent quoted, as HTTP writes entity tags (If-None-Match matching, pipeline/conditional.ts, accepts the
  * quoted, weak and bare forms alike).
  */
 import { hash } from 'node:crypto';

@@ -1,12 +1,12 @@
 /**
- * What an OFREP evaluation reads, as both HTTP paths decide it (routes/ofrep.ts on Koa, and the
+ * What an OFREP evaluation reads, as both HTTP paths decide it (ofrep/routes.ts on Koa, and the
  * single-flag evaluation on fast-path.ts): the namespace and the reference come from headers (and
  * the query), since OFREP bodies have no place for them.
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Config } from '../../config/types.js';
 import { namespaceOf } from '../../evaluation/lookup.js';
-import { requestReference } from '../environments.js';
+import { requestReference } from '../pipeline/environments.js';
 import { headerTwin } from '../../http/header-twins.js';
 import { notAboutTheFlag } from './errors.js';
 
@@ -17,7 +17,7 @@ export function ofrepNamespace(headers: IncomingHttpHeaders): string {
 
 /**
  * `X-Svc-Reference` / `X-Flipt-Reference`, else `?reference=`, else the environment of
- * `X-Svc-Environment` / `X-Flipt-Environment` (environments.ts), else the default (undefined).
+ * `X-Svc-Environment` / `X-Flipt-Environment` (pipeline/environments.ts), else the default (undefined).
  */
 export function ofrepReference(headers: IncomingHttpHeaders, query: ReadonlyMap<string, string>, environments: Config['environments']): string | undefined {
   return headerTwin(headers, 'reference') ?? requestReference(query, headers, environments);

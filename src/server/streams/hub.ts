@@ -1,6 +1,6 @@
 /**
  * The one hub behind both live-update protocols (NDJSON for Flipt's client engines, Server-Sent
- * Events for browsers and the rest; routes/streams.ts adapts each to it).
+ * Events for browsers and the rest; streams/routes.ts adapts each to it).
  *
  * A topic is one (reference, namespace) that has subscribers. The hub listens to the store: on a
  * swap of a reference it computes each of that reference's topics' ETag once (the client

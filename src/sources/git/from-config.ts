@@ -6,7 +6,7 @@
 import { join, resolve } from 'node:path';
 import { ConfigError } from '../../config/errors.js';
 import type { Config } from '../../config/types.js';
-import { createGitSource, type GitSource } from '../git.js';
+import { createGitSource, type GitSource } from './source.js';
 import type { ReferencePolicy } from '../storage.js';
 import type { SourceLogger } from '../types.js';
 import { gitAuth, privateDefaultCacheDir, gitConfigProblems, parseRepository } from './options.js';

@@ -5,7 +5,7 @@
  */
 import { ConfigError, type ConfigProblem } from '../../config/errors.js';
 import type { Config, ObjectStorageConfig } from '../../config/types.js';
-import { createObjectSource, OBJECT_REFERENCE, type ObjectSource } from '../object.js';
+import { createObjectSource, OBJECT_REFERENCE, type ObjectSource } from './source.js';
 import type { Storage, StorageContext } from '../storage.js';
 import type { ObjectProvider } from './provider.js';
 import { createS3Provider } from './s3.js';

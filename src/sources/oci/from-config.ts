@@ -8,7 +8,7 @@
 import { join, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../../config/errors.js';
 import type { Config } from '../../config/types.js';
-import { createOciSource } from '../oci.js';
+import { createOciSource } from './source.js';
 import type { Storage, StorageContext } from '../storage.js';
 import { lazyBundleStore } from './bundle-store.js';
 import { formatOciReference, parseOciReference, referenceName } from './reference.js';

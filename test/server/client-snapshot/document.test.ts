@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import t, { type Test } from 'tap';
 import { parseAllDocuments } from 'yaml';
 import { snapshotDocument, snapshotDocumentText, type SnapshotDocument } from '../../../src/server/client-snapshot/document.js';
-import { float32Number } from '../../../src/server/float32.js';
+import { float32Number } from '../../../src/server/client-snapshot/float32.js';
 import { load, selectStateFiles } from '../../../src/state/load.js';
 import type { Namespace, Snapshot } from '../../../src/model/snapshot.js';
 import { toFliptSnapshot } from '../../support/flipt-snapshot.js';

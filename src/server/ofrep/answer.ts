@@ -1,0 +1,75 @@
+/**
+ * One flag evaluated for OFREP (flipt-auth-and-clients.md §4b): the flag's type decides the
+ * evaluation (OFREP requests carry no type), through the evaluation core that answers
+ * `/evaluate/v1`, counted the same way (evaluation-metrics.ts).
+ *
+ *   variant flag: value = variant = the variant key; metadata.segments = the matched segment
+ *                 keys joined by ","; metadata.attachment = the variant's attachment (JSON text)
+ *   boolean flag: value = true/false, variant = "true"/"false"; metadata.segments as above
+ *   reason:       FLAG_DISABLED → DISABLED, MATCH → TARGETING_MATCH, DEFAULT → DEFAULT, else UNKNOWN
+ *
+ * Where Flipt differs: it writes no metadata for boolean flags (vexil names the matched segments
+ * for both types), and it writes `attachment: "null"` for a variant without one (vexil leaves the
+ * key out: "null" is how state files spell "no attachment").
+ *
+ * A response is a pure function of the flag key and the result object, and the evaluator hands
+ * out the same frozen result objects again and again, so each one's JSON text is made once.
+ */
+import type { BooleanResult, EvaluationReason, VariantResult } from '../../model/evaluation-result.js';
+import { lookupFlag } from '../../evaluation/lookup.js';
+import type { Snapshot } from '../../model/snapshot.js';
+import { evaluateBooleanCounted, evaluateVariantCounted } from '../evaluation/evaluation-metrics.js';
+import type { ServerMetrics } from '../pipeline/metrics.js';
+import type { OfrepRequest } from './request.js';
+
+export type OfrepReason = 'DISABLED' | 'TARGETING_MATCH' | 'DEFAULT' | 'UNKNOWN';
+
+export interface EvaluatedFlag {
+  readonly key: string;
+  readonly reason: OfrepReason;
+  readonly variant: string;
+  readonly metadata: Readonly<Record<string, string>>;
+  readonly value: string | boolean;
+}
+
+const REASONS: Readonly<Record<EvaluationReason, OfrepReason>> = {
+  FLAG_DISABLED_EVALUATION_REASON: 'DISABLED',
+  MATCH_EVALUATION_REASON: 'TARGETING_MATCH',
+  DEFAULT_EVALUATION_REASON: 'DEFAULT',
+  UNKNOWN_EVALUATION_REASON: 'UNKNOWN',
+};
+
+function segmentsMetadata(segmentKeys: readonly string[]): Record<string, string> {
+  return segmentKeys.length > 0 ? { segments: segmentKeys.join(',') } : {};
+}
+
+export function evaluatedVariant(key: string, r: VariantResult): EvaluatedFlag {
+  const metadata = segmentsMetadata(r.segmentKeys);
+  if (r.variantAttachment !== '' && r.variantAttachment !== 'null') metadata.attachment = r.variantAttachment;
+  return { key, reason: REASONS[r.reason], variant: r.variantKey, metadata, value: r.variantKey };
+}
+
+export function evaluatedBoolean(key: string, r: BooleanResult): EvaluatedFlag {
+  return { key, reason: REASONS[r.reason], variant: r.enabled ? 'true' : 'false', metadata: segmentsMetadata(r.segmentKeys), value: r.enabled };
+}
+
+/** JSON text per frozen result object (the flag key is the result's own: see evaluatedFlagText). */
+const texts = new WeakMap<VariantResult | BooleanResult, string>();
+
+/**
+ * Evaluates `flagKey` of `namespaceKey` and returns the OFREP answer as JSON text. Throws what the
+ * evaluation core throws: NotFound for a missing namespace or flag.
+ */
+export function evaluatedFlagText(snapshot: Snapshot, namespaceKey: string, flagKey: string, req: OfrepRequest, metrics: ServerMetrics): string {
+  const parsed = { request: { namespaceKey, flagKey, entityId: req.entityId, context: req.context } };
+  // A missing flag goes through the variant path, which throws its NotFound and counts it.
+  const isBoolean = lookupFlag(snapshot, namespaceKey, flagKey)?.type === 'BOOLEAN_FLAG_TYPE';
+  const result = isBoolean ? evaluateBooleanCounted(snapshot, parsed, metrics) : evaluateVariantCounted(snapshot, parsed, metrics);
+  let text = texts.get(result);
+  if (text !== undefined) return text;
+  const flag = isBoolean ? evaluatedBoolean(flagKey, result as BooleanResult) : evaluatedVariant(flagKey, result as VariantResult);
+  text = JSON.stringify(flag);
+  // Results made per call are not frozen; a frozen one names the flag it was evaluated for.
+  if (Object.isFrozen(result) && result.flagKey === flagKey) texts.set(result, text);
+  return text;
+}
