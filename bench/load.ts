@@ -119,7 +119,7 @@ function loadMarkdown(
   for (const flags of opts.sizes) {
     const m = lines.find((l) => l.flags === flags && l.engine === 'vexil')?.matchers;
     if (m !== undefined) {
-      out.push(`- ${flags.toLocaleString('en-US')} flags: ${m.generated.toLocaleString('en-US')} generated in ${fmtMs(m.ms)} ms (CPU ${fmtMs(m.cpuMs)} ms), heap +${m.heapMiB.toFixed(0)} MiB`);
+      out.push(`- ${flags.toLocaleString('en-US')} flags: ${m.generated.toLocaleString('en-US')} generated in ${fmtMs(m.ms)} ms (CPU ${fmtMs(m.cpuMs)} ms), heap retained +${m.heapMiB.toFixed(1)} MiB`);
     }
   }
   out.push(
