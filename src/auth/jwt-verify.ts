@@ -15,7 +15,7 @@
  */
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRemoteJWKSet, customFetch, decodeJwt, errors as joseErrors, jwtVerify, type FetchImplementation, type JWTPayload } from 'jose';
+import type { FetchImplementation, JWTPayload } from 'jose';
 import type { KeyFetch } from './trusted-fetch.js';
 import { systemClock, type Clock } from './types.js';
 
@@ -26,6 +26,21 @@ export const IMPLIED_LIFETIME_SECONDS = 150;
 
 /** Fetches of a JWKS start at least this far apart (see createJwtVerifier). */
 export const JWKS_MIN_REFETCH_MS = 1000;
+
+type Jose = typeof import('jose');
+/**
+ * jose is imported when a verifier is created, not with this module: every `vexil serve` imports
+ * the method catalogue, and loading jose costs part of the 40-50 ms of CPU that the JWT/OIDC
+ * libraries add to each start without those methods (bench/RESULTS.md, "Load time back").
+ * `loaded` is set once the import settled; verification awaits it first, and the synchronous
+ * error checks below only see errors thrown by jose after that.
+ */
+let loaded: Jose | undefined;
+let loading: Promise<Jose> | undefined;
+function loadJose(): Promise<Jose> {
+  loading ??= import('jose').then((m) => (loaded = m));
+  return loading;
+}
 
 /**
  * `fetchImpl`, with each call started no sooner than `minIntervalMs` after the previous one
@@ -117,22 +132,28 @@ export function createJwtVerifier(opts: JwtVerifierOptions): JwtVerifier {
   const clock = opts.clock ?? systemClock;
   const audiences = opts.audiences !== undefined && opts.audiences.length > 0 ? [...opts.audiences] : undefined;
 
-  let key: Parameters<typeof jwtVerify>[1];
+  const jose = loadJose();
+  jose.catch(() => {}); // a failed import fails each verification (awaited there), not the process
+  // Made on the first verification, once jose is loaded (creating the set fetches nothing).
+  let key: Parameters<Jose['jwtVerify']>[1] | undefined;
+  let remoteKeys: ((j: Jose) => Parameters<Jose['jwtVerify']>[1]) | undefined;
   if ('jwksUrl' in opts.keys) {
     const source = opts.keys;
     const base = (source.fetch as unknown as FetchImplementation | undefined) ?? ((url, init) => fetch(url, init as RequestInit));
-    key = createRemoteJWKSet(new URL(source.jwksUrl), {
-      // No cooldown that refuses: a token signed with a key published a moment ago must not be
-      // refused because the set was fetched shortly before. Instead a refetch waits until
-      // JWKS_MIN_REFETCH_MS after the previous one (spacedFetch), and jose joins every request
-      // that meets an unknown kid meanwhile to that one refetch: tokens with made-up kids cost
-      // at most one fetch per interval, a fresh key at most that much latency. The unverified
-      // claims are checked first (below), so only plausible tokens get that far.
-      cooldownDuration: 0,
-      cacheMaxAge: 10 * 60_000,
-      timeoutDuration: 5000 + JWKS_MIN_REFETCH_MS,
-      [customFetch]: spacedFetch(base, opts.minRefetchMs ?? JWKS_MIN_REFETCH_MS),
-    });
+    const jwksUrl = new URL(source.jwksUrl);
+    remoteKeys = ({ createRemoteJWKSet, customFetch }) =>
+      createRemoteJWKSet(jwksUrl, {
+        // No cooldown that refuses: a token signed with a key published a moment ago must not be
+        // refused because the set was fetched shortly before. Instead a refetch waits until
+        // JWKS_MIN_REFETCH_MS after the previous one (spacedFetch), and jose joins every request
+        // that meets an unknown kid meanwhile to that one refetch: tokens with made-up kids cost
+        // at most one fetch per interval, a fresh key at most that much latency. The unverified
+        // claims are checked first (below), so only plausible tokens get that far.
+        cooldownDuration: 0,
+        cacheMaxAge: 10 * 60_000,
+        timeoutDuration: 5000 + JWKS_MIN_REFETCH_MS,
+        [customFetch]: spacedFetch(base, opts.minRefetchMs ?? JWKS_MIN_REFETCH_MS),
+      });
   } else {
     key = publicKeyOf(opts.keys.publicKeyPem);
   }
@@ -140,6 +161,8 @@ export function createJwtVerifier(opts: JwtVerifierOptions): JwtVerifier {
   return async (token) => {
     if (token.length > MAX_TOKEN_LENGTH) throw new JwtRejected(`token longer than ${MAX_TOKEN_LENGTH} characters`);
     const now = clock();
+    const { decodeJwt, jwtVerify } = await jose;
+    key ??= remoteKeys!(loaded!);
     const nowSeconds = Math.floor(now / 1000);
     let unverified: JWTPayload;
     try {
@@ -202,6 +225,7 @@ function checkTimes(p: JWTPayload, now: number, leeway: number): number {
  * or TLS (not a jose error at all). jose's key/algorithm mismatches are TypeErrors: the token's fault.
  */
 function keysUnavailable(err: unknown): boolean {
+  const joseErrors = loaded!.errors;
   if (err instanceof joseErrors.JWKSTimeout) return true;
   if (err instanceof joseErrors.JOSEError) return err.code === 'ERR_JOSE_GENERIC';
   return !(err instanceof TypeError || err instanceof JwtRejected);
@@ -210,6 +234,7 @@ function keysUnavailable(err: unknown): boolean {
 /** jose's error codes as short reasons (its messages are fine too, but these are stable). */
 function reasonOf(err: unknown): string {
   if (err instanceof JwtRejected) return err.message;
+  const joseErrors = loaded!.errors;
   if (err instanceof joseErrors.JWTExpired) return 'token expired';
   if (err instanceof joseErrors.JWTClaimValidationFailed) return `claim check failed: ${err.claim} (${err.reason})`;
   if (err instanceof joseErrors.JOSEAlgNotAllowed) return 'algorithm not allowed';

@@ -28,7 +28,9 @@ let cached: { schema: SchemaNode; validate: ValidateFunction } | undefined;
 export function configSchema(): { schema: SchemaNode; validate: ValidateFunction } {
   if (cached) return cached;
   const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as SchemaNode;
-  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true });
+  // code.optimize off: the validator runs once per start, and ajv's optimising passes over the
+  // generated code cost about 40 ms of every start (bench/RESULTS.md, "Load time back").
+  const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, code: { optimize: false } });
   // Only `uri` from ajv-formats: its own `duration` is ISO 8601, ours is Go's.
   addFormats.default(ajv, ['uri']);
   ajv.addFormat('duration', { type: 'string', validate: (s: string) => isDuration(s) });

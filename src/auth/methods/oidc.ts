@@ -20,7 +20,7 @@
  * never logged or put in an error; refusals log openid-client's error code and message (which
  * name the failed check, not the values).
  */
-import * as client from 'openid-client';
+import type * as client from 'openid-client';
 import { Code, VexilError, notFound, oidcProviderUnavailable } from '../../errors.js';
 import { trimTrailingCharacter } from '../../text.js';
 import { compileEmailMatches, emailProblem } from '../email-match.js';
@@ -34,6 +34,20 @@ import type { AuthMethod, DescribeContext, MethodDeps } from './types.js';
 const PROVIDER_TIMEOUT_S = 10;
 /** After a failed discovery, logins answer 503 at once for this long (ms) before it is tried again. */
 export const DISCOVERY_RETRY_MS = 5_000;
+
+/**
+ * openid-client (with jose and oauth4webapi under it) is imported when a provider is first used,
+ * not with this module: every `vexil serve` imports the method catalogue, and loading the library
+ * costs 40-50 ms of CPU and a few MiB at each start without OIDC (bench/RESULTS.md, "Load time
+ * back"). `loaded` is set once the import settled; the synchronous uses run only after a provider's
+ * configuration() awaited it.
+ */
+let loaded: typeof client | undefined;
+let loading: Promise<typeof client> | undefined;
+function openidClient(): Promise<typeof client> {
+  loading ??= import('openid-client').then((m) => (loaded = m));
+  return loading;
+}
 
 const CALLBACK_LABEL = 'handling OIDC callback';
 
@@ -75,11 +89,14 @@ class Provider {
       return Promise.reject(unavailable());
     }
     if (this.discovered === undefined) {
-      const attempt = client
-        .discovery(new URL(this.config.issuer_url), this.config.client_id, undefined, undefined, {
-          execute: this.insecure ? [client.allowInsecureRequests] : [],
-          timeout: PROVIDER_TIMEOUT_S,
-        })
+      const issuer = new URL(this.config.issuer_url);
+      const attempt = openidClient()
+        .then((client) =>
+          client.discovery(issuer, this.config.client_id, undefined, undefined, {
+            execute: this.insecure ? [client.allowInsecureRequests] : [],
+            timeout: PROVIDER_TIMEOUT_S,
+          }),
+        )
         .then((c) => {
           this.failedAt = undefined;
           this.deps.logger.info({ provider: this.name, issuer: c.serverMetadata().issuer }, 'oidc provider discovered');
@@ -109,6 +126,7 @@ class Provider {
    */
   async configuration(): Promise<client.Configuration> {
     const metadata = await this.metadata();
+    const client = await openidClient();
     const skew = Math.round((this.deps.clock() - Date.now()) / 1000);
     const conf = new client.Configuration(
       metadata,
@@ -124,7 +142,7 @@ class Provider {
   }
 
   keepJwks(conf: client.Configuration): void {
-    this.jwksCache = client.getJwksCache(conf);
+    this.jwksCache = loaded!.getJwksCache(conf);
   }
 }
 
@@ -187,6 +205,7 @@ export function createOidcMethod(deps: MethodDeps): AuthMethod {
   const authorize = async (ctx: AppRouterContext): Promise<void> => {
     const p = providerOf(ctx, 'authorize');
     const conf = await p.configuration();
+    const client = loaded!;
     const nonce = client.randomNonce();
     const data: Record<string, string> = { nonce };
     const params: Record<string, string> = { redirect_uri: p.redirectUri, scope: p.scope, nonce, response_type: 'code' };
@@ -217,6 +236,7 @@ export function createOidcMethod(deps: MethodDeps): AuthMethod {
     if (providerError !== undefined) throw refuse(ctx, p.name, `the provider refused the login (${providerError.slice(0, 100)})`);
 
     const conf = await p.configuration();
+    const client = loaded!;
     const currentUrl = new URL(p.redirectUri);
     currentUrl.search = ctx.querystring;
     let claims: Record<string, unknown>;

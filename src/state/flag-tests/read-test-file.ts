@@ -5,7 +5,7 @@
  * editors use; a case with a problem is reported and not run, the other cases still run.
  */
 import { createRequire } from 'node:module';
-import { Ajv, type ErrorObject } from 'ajv';
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type Node, type Pair } from 'yaml';
 import type { EvaluationReason } from '../../model/evaluation-result.js';
 import type { Problem } from '../../model/problem.js';
@@ -14,9 +14,16 @@ import { pointerToPath } from '../json-pointer.js';
 import type { RuleId } from '../rules.js';
 
 // Module loading, as for the state schema: the JSON sits at the package root from src/ and dist/.
-const schema = createRequire(import.meta.url)('../../../schemas/flag-tests.schema.json') as Record<string, unknown>;
-const ajv = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true });
-const validateFile = ajv.compile(schema);
+// Compiled on the first test file read, not at import: `vexil serve` imports this module through
+// the store, and most states have no test files (compiling costs about 30 ms of every start).
+let validator: ValidateFunction | undefined;
+function validateFile(): ValidateFunction {
+  if (validator === undefined) {
+    const schema = createRequire(import.meta.url)('../../../schemas/flag-tests.schema.json') as Record<string, unknown>;
+    validator = new Ajv({ allErrors: true, strict: true, strictRequired: false, allowUnionTypes: true }).compile(schema);
+  }
+  return validator;
+}
 
 export interface ReadTestFileOptions {
   /** The index file: only its `tests` key is read; its other keys belong to the index. */
@@ -72,8 +79,9 @@ export function readTestFile(file: string, text: string, opts: ReadTestFileOptio
   /** Cases (by index) that have a problem: reported, not run. */
   const broken = new Set<number>();
   let fileBroken = false;
-  if (!validateFile(data)) {
-    for (const e of validateFile.errors ?? []) {
+  const validate = validateFile();
+  if (!validate(data)) {
+    for (const e of validate.errors ?? []) {
       const path = pointerToPath(e.instancePath);
       if (path[0] === 'tests' && typeof path[1] === 'number') broken.add(path[1]);
       else fileBroken = true;
