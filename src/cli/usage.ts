@@ -46,7 +46,7 @@ sets for a Service named vexil) are ignored; with log.level debug each is
 logged by name, never by value.
 
 Options:
-  -c, --config FILE  YAML config file (see README, "Configuration")
+  -c, --config FILE  YAML config file (see docs/configuration.md)
   -h, --help         Show this help
 
 Exit status: 0 after a clean shutdown (SIGTERM/SIGINT), 1 when the config or

@@ -1,5 +1,5 @@
 /**
- * The limits on what one request may carry, in one place (the README's "Request limits" lists
+ * The limits on what one request may carry, in one place (docs/api/README.md, "Request limits", lists
  * them). Each bounds the work and memory a single request can cause; none is reached by a
  * request a Flipt client would normally send.
  */

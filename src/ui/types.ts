@@ -1,4 +1,4 @@
-/** The JSON shapes of vexil's public API the UI reads (see README and schemas/). */
+/** The JSON shapes of vexil's public API the UI reads (see docs/api/ and schemas/). */
 
 export interface Namespace {
   key: string;

@@ -27,7 +27,7 @@ export function objectConfigProblems(object: ObjectStorageConfig): ConfigProblem
     return [
       {
         path: 'storage.object.type',
-        message: `"${type}" is not supported by this version (only s3 is); see the README section on object storage for how a provider is added`,
+        message: `"${type}" is not supported by this version (only s3 is); see docs/backends.md (object storage) for how a provider is added`,
       },
     ];
   }
