@@ -5,13 +5,11 @@
  * Git request instead of waiting for its timeout, and exits 0. The test checks the order of
  * events and the exit status, never durations.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import tap from 'tap';
 import { gitFixture, gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';
 import { testsNeeding } from '../support/requirements.js';
+import { writeServeConfig } from '../support/serve-config.js';
 import { StreamClient } from '../support/stream-client.js';
 import { parseRawResponse } from '../server/support.js';
 import { serveCli } from './run-cli.js';
@@ -30,23 +28,14 @@ function tryConnect(port: number): Promise<Socket | string> {
 t.test('SIGTERM while the Git server hangs: no new connections, the request in flight answered, streams ended, exit 0', async (t) => {
   const g = await startGitFixture(t);
   const commit = await g.repo.commit('main', { 'features.yml': gitFixture('hello.yml') });
-  const dir = mkdtempSync(join(tmpdir(), 'vexil-shutdown-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const config = join(dir, 'vexil.yml');
-  writeFileSync(
-    config,
-    [
-      'server: { host: 127.0.0.1, http_port: 0 }',
-      'log: { level: info, encoding: json }',
-      'storage:',
-      '  type: git',
-      '  git:',
-      `    repository: ${g.url}`,
-      '    cache_dir: cache',
-      '    poll_interval: 100ms',
-      '',
-    ].join('\n'),
-  );
+  const { config } = writeServeConfig(t, 'vexil-shutdown-', () => [
+    'storage:',
+    '  type: git',
+    '  git:',
+    `    repository: ${g.url}`,
+    '    cache_dir: cache',
+    '    poll_interval: 100ms',
+  ]);
   const { child, listening, logs } = await serveCli(t, ['serve', '--config', config]);
   const url = String(listening.url);
   const port = Number(new URL(url).port);

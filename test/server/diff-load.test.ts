@@ -11,8 +11,7 @@
  * - the event loop stays responsive: `/health` answers at least 10 times, one request after the
  *   other, while one diff with the impact over 100,000 entities is in flight (counted, not timed).
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import tap, { type Test } from 'tap';
 import { REPO, serveCli } from '../cli/run-cli.js';
@@ -20,6 +19,7 @@ import { changedState } from '../support/changed-state.js';
 import { generateState } from '../support/generate-state.js';
 import { gitUnavailableReason, startGitFixture, type GitFixture } from '../support/git-fixture.js';
 import { testsNeeding } from '../support/requirements.js';
+import { writeServeConfig } from '../support/serve-config.js';
 
 const t = testsNeeding(tap, 'git', gitUnavailableReason());
 const GOLDEN = join(REPO, 'fixtures/diff/generated-2000-impact-10000.json');
@@ -57,25 +57,16 @@ async function serve(t: Test, g: GitFixture, extra: readonly string[] = []): Pro
 }
 
 async function serveWithLogs(t: Test, g: GitFixture, extra: readonly string[] = []): Promise<{ url: string; logs: Array<Record<string, unknown>> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'vexil-diff-load-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const config = join(dir, 'vexil.yml');
-  writeFileSync(
-    config,
-    [
-      'server: { host: 127.0.0.1, http_port: 0 }',
-      'log: { level: info, encoding: json }',
-      `data_dir: ${join(dir, 'data')}`,
-      'storage:',
-      '  type: git',
-      '  git:',
-      `    repository: ${g.url}`,
-      `    cache_dir: ${join(dir, 'cache')}`,
-      '    poll_interval: 1h',
-      ...extra,
-      '',
-    ].join('\n'),
-  );
+  const { config } = writeServeConfig(t, 'vexil-diff-load-', (dir) => [
+    `data_dir: ${join(dir, 'data')}`,
+    'storage:',
+    '  type: git',
+    '  git:',
+    `    repository: ${g.url}`,
+    `    cache_dir: ${join(dir, 'cache')}`,
+    '    poll_interval: 1h',
+    ...extra,
+  ]);
   const { listening, logs } = await serveCli(t, ['serve', '--config', config]);
   return { url: String(listening.url), logs };
 }

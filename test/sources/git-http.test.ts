@@ -2,9 +2,6 @@
  * The git backend through vexil's HTTP API (in process) and through `vexil serve` (a child
  * process), against a real `git http-backend` on loopback.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { pino } from 'pino';
 import tap from 'tap';
 import { loadConfig } from '../../src/config/load.js';
@@ -13,6 +10,7 @@ import { runCli, serveCli } from '../cli/run-cli.js';
 import { gitFixture, gitUnavailableReason, startGitFixture, type GitFixture } from '../support/git-fixture.js';
 import type { Teardown } from '../support/git-repo.js';
 import { testsNeeding } from '../support/requirements.js';
+import { writeServeConfig } from '../support/serve-config.js';
 
 // Outside CI, every test here skips with the reason when git is missing; under CI it fails.
 const t = testsNeeding(tap, 'git', gitUnavailableReason());
@@ -154,23 +152,14 @@ t.test('vexil serve with storage.type git: serves references; SSH and missing re
   const g = await startGitFixture(t);
   const c1 = await g.repo.commit('main', hello());
   const c2 = await g.repo.commit('feature', bonjour, { parent: c1 });
-  const dir = mkdtempSync(join(tmpdir(), 'vexil-serve-git-'));
-  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
-  const config = join(dir, 'vexil.yml');
-  writeFileSync(
-    config,
-    [
-      'server: { host: 127.0.0.1, http_port: 0 }',
-      'log: { level: info, encoding: json }',
-      'storage:',
-      '  type: git',
-      '  git:',
-      `    repository: ${g.url}`,
-      '    cache_dir: cache',
-      '    poll_interval: 1h',
-      '',
-    ].join('\n'),
-  );
+  const { config } = writeServeConfig(t, 'vexil-serve-git-', () => [
+    'storage:',
+    '  type: git',
+    '  git:',
+    `    repository: ${g.url}`,
+    '    cache_dir: cache',
+    '    poll_interval: 1h',
+  ]);
   const { child, listening } = await serveCli(t, ['serve', '--config', config]);
   t.equal(listening.storage, 'git');
   const url = String(listening.url);
