@@ -17,7 +17,7 @@
  * A request without a credential (`required: false`) is never an admin when the list is set.
  */
 import type { AuthenticationAdmins } from '../config/types.js';
-import { CODE_HOST_METADATA } from './code-host/access.js';
+import { CODE_HOST_METADATA, recordedMemberships } from './code-host/access.js';
 import { CLUSTER_METADATA, TOKEN_METADATA, type Authentication } from './types.js';
 
 export interface AdminPolicy {
@@ -29,19 +29,6 @@ export interface AdminPolicy {
 }
 
 const fold = (s: string) => s.toLowerCase();
-
-function parseJson(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-function stringArray(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
 
 /** A claim's value as the record stores it: `io.svc.auth.<method>.<claim>`, or the full key. */
 function claimValue(a: Authentication, prefix: string, claim: string): string | undefined {
@@ -59,12 +46,12 @@ function claimsMatch(a: Authentication, prefix: string, claims: Readonly<Record<
 function codeHostAdmin(a: Authentication, cfg: AuthenticationAdmins['code_host']): boolean {
   const login = a.metadata[CODE_HOST_METADATA.login];
   if (login !== undefined && cfg.logins.some((l) => fold(l) === fold(login))) return true;
-  const orgs = stringArray(parseJson(a.metadata[CODE_HOST_METADATA.organizations])).map(fold);
+  const recorded = recordedMemberships(a);
+  if (recorded === undefined) return false;
+  const orgs = recorded.organizations.map(fold);
   if (cfg.organizations.some((o) => orgs.includes(fold(o)))) return true;
-  const teams = parseJson(a.metadata[CODE_HOST_METADATA.teams]);
-  if (teams === null || typeof teams !== 'object' || Array.isArray(teams)) return false;
-  const mine = new Map(Object.entries(teams as Record<string, unknown>).map(([org, slugs]) => [fold(org), stringArray(slugs).map(fold)]));
-  return Object.entries(cfg.teams).some(([org, slugs]) => slugs.some((slug) => mine.get(fold(org))?.includes(fold(slug)) === true));
+  const teams = new Set(recorded.teams.map((m) => `${fold(m.org)}/${fold(m.slug)}`));
+  return Object.entries(cfg.teams).some(([org, slugs]) => slugs.some((slug) => teams.has(`${fold(org)}/${fold(slug)}`)));
 }
 
 function clusterAdmin(a: Authentication, accounts: readonly string[]): boolean {

@@ -12,8 +12,7 @@
  * JWTs are not stored: their method's current settings verify each one.
  */
 import type { AuthenticationConfig } from '../config/types.js';
-import { CODE_HOST_METADATA, decideAccess, needsMemberships, type AccessPolicy } from './code-host/access.js';
-import type { TeamMembership } from './code-host/api.js';
+import { CODE_HOST_METADATA, decideAccess, needsMemberships, recordedMemberships, type AccessPolicy } from './code-host/access.js';
 import { OIDC_METADATA, type Authentication, type Method } from './types.js';
 
 const CONFIG_KEY: Readonly<Record<Exclude<Method, 'METHOD_JWT'>, keyof AuthenticationConfig['methods']>> = {
@@ -22,30 +21,6 @@ const CONFIG_KEY: Readonly<Record<Exclude<Method, 'METHOD_JWT'>, keyof Authentic
   METHOD_CODE_HOST: 'code_host',
   METHOD_CLUSTER: 'cluster',
 };
-
-function parseJson(text: string | undefined): unknown {
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return undefined;
-  }
-}
-
-/** The memberships recorded at login, or undefined when none were (no `read:org`). */
-export function recordedMemberships(a: Authentication): { organizations: string[]; teams: TeamMembership[] } | undefined {
-  const orgs = parseJson(a.metadata[CODE_HOST_METADATA.organizations]);
-  if (!Array.isArray(orgs)) return undefined;
-  const organizations = orgs.filter((o): o is string => typeof o === 'string');
-  const teams: TeamMembership[] = [];
-  const byOrg = parseJson(a.metadata[CODE_HOST_METADATA.teams]);
-  if (byOrg !== null && typeof byOrg === 'object' && !Array.isArray(byOrg)) {
-    for (const [org, slugs] of Object.entries(byOrg as Record<string, unknown>)) {
-      if (Array.isArray(slugs)) for (const slug of slugs) if (typeof slug === 'string') teams.push({ org, slug });
-    }
-  }
-  return { organizations, teams };
-}
 
 /** A reason to refuse a record under the current configuration, or undefined. */
 export type ConfigRecheck = (a: Authentication) => string | undefined;

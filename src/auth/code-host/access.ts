@@ -8,6 +8,7 @@
  * teams entry then admits nobody). Unlike Flipt, names are compared case-insensitively, as the code
  * host treats them (`Acme` and `acme` are one organization).
  */
+import type { Authentication } from '../types.js';
 import type { CodeHostUser, TeamMembership } from './api.js';
 
 export interface AccessPolicy {
@@ -118,4 +119,28 @@ export function codeHostMetadata(user: CodeHostUser, email: string, access?: Ext
     m[CODE_HOST_METADATA.teams] = JSON.stringify(access.teams);
   }
   return m;
+}
+
+function parseJson(text: string | undefined): unknown {
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The memberships recorded at login, or undefined when none were (no `read:org`). */
+export function recordedMemberships(a: Authentication): Memberships | undefined {
+  const orgs = parseJson(a.metadata[CODE_HOST_METADATA.organizations]);
+  if (!Array.isArray(orgs)) return undefined;
+  const organizations = orgs.filter((o): o is string => typeof o === 'string');
+  const teams: TeamMembership[] = [];
+  const byOrg = parseJson(a.metadata[CODE_HOST_METADATA.teams]);
+  if (byOrg !== null && typeof byOrg === 'object' && !Array.isArray(byOrg)) {
+    for (const [org, slugs] of Object.entries(byOrg as Record<string, unknown>)) {
+      if (Array.isArray(slugs)) for (const slug of slugs) if (typeof slug === 'string') teams.push({ org, slug });
+    }
+  }
+  return { organizations, teams };
 }
