@@ -75,10 +75,24 @@ const alive = (pid: number) => {
   }
 };
 
+/**
+ * Signals every process of the server's tree. A backend listed a moment ago may have exited since
+ * (PostgreSQL starts and ends backends all the time): that one is skipped, not an error.
+ */
+function signalTree(pids: readonly number[], signal: NodeJS.Signals): void {
+  for (const p of pids) {
+    try {
+      process.kill(p, signal);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ESRCH') throw err;
+    }
+  }
+}
+
 async function waitExit(pid: number, ms = 10000): Promise<void> {
   const end = Date.now() + ms;
   while (alive(pid) && Date.now() < end) await sleep(50);
-  if (alive(pid)) process.kill(pid, 'SIGKILL');
+  if (alive(pid)) signalTree([pid], 'SIGKILL');
 }
 
 function pgBinDir(): string | undefined {
@@ -149,17 +163,17 @@ export async function startPostgres({ database }: { database?: string } = {}): P
       pid = readPid();
     },
     pause() {
-      for (const p of processTree(pid)) process.kill(p, 'SIGSTOP');
+      signalTree(processTree(pid), 'SIGSTOP');
     },
     resume() {
-      for (const p of processTree(pid)) process.kill(p, 'SIGCONT');
+      signalTree(processTree(pid), 'SIGCONT');
     },
     async close() {
-      if (alive(pid)) for (const p of processTree(pid)) process.kill(p, 'SIGCONT');
+      if (alive(pid)) signalTree(processTree(pid), 'SIGCONT');
       try {
         run(path.join(bin, 'pg_ctl'), ['-D', data, '-m', 'fast', '-w', 'stop']);
       } catch {
-        if (alive(pid)) process.kill(pid, 'SIGQUIT');
+        if (alive(pid)) signalTree([pid], 'SIGQUIT');
       }
       await waitExit(pid);
       fs.rmSync(dir, { recursive: true, force: true });
