@@ -125,7 +125,7 @@ export function createApp(deps: AppDeps): VexilApp {
   registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });
   registerLegacyEvaluationRoutes(router, { store: deps.store, metrics });
   registerWriteRoutes(router);
-  const hot = hotRoutes({ metrics, environments: deps.config.environments });
+  const hot = hotRoutes({ store: deps.store, metrics, environments: deps.config.environments });
   for (const route of hot) mountHotRoute(router, route, deps.store);
   registerExplainRoutes(router, { store: deps.store });
   registerOfrepRoutes(router, { store: deps.store, metrics, config: deps.config });

@@ -9,6 +9,7 @@
  * lookup) and then the others in this order.
  */
 import type { Config } from '../config/types.js';
+import type { SnapshotStore } from '../store/types.js';
 import { clientSnapshotHotRoutes } from './client-snapshot/hot.js';
 import { evaluationHotRoutes } from './evaluation/hot.js';
 import { ofrepHotRoutes } from './ofrep/hot.js';
@@ -16,6 +17,7 @@ import type { AnyHotRoute } from './pipeline/hot-route.js';
 import type { ServerMetrics } from './pipeline/metrics.js';
 
 export interface HotRoutesDeps {
+  store: SnapshotStore;
   metrics: ServerMetrics;
   environments: Config['environments'];
 }

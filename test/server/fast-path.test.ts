@@ -510,7 +510,7 @@ t.test('which requests the fast path takes, and which it leaves to Koa', async (
   const metrics = createServerMetrics(store, { defaultMetrics: false });
   t.teardown(() => metrics.dispose());
   const fast = createFastPath({
-    routes: hotRoutes({ metrics, environments: ENVIRONMENTS }),
+    routes: hotRoutes({ store, metrics, environments: ENVIRONMENTS }),
     store,
     metrics,
     health: createHealth(),

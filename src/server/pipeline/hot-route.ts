@@ -29,6 +29,8 @@ export interface HotRequest {
   readonly startedAt: number;
   /** The request id when the server made it up (no sane incoming X-Request-Id); else undefined. */
   readonly generatedId: string | undefined;
+  /** Authentication checked a credential the request presented (its answer is then the caller's own). */
+  readonly authenticated: boolean;
 }
 
 /** A success answer. Errors are thrown, and each path writes them in the route's `errors` schema. */

@@ -20,6 +20,7 @@ function hotRequestOf(ctx: AppRouterContext): HotRequest {
     pretty: ctx.state.pretty,
     startedAt: ctx.state.startedAt,
     generatedId: ctx.state.requestId !== ctx.get('X-Request-Id') ? ctx.state.requestId : undefined,
+    authenticated: ctx.state.authentication !== undefined,
   };
 }
 
