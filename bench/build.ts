@@ -10,6 +10,11 @@
  *     (src/ finds schemas and package.json relative to its own files)
  *
  * VEXIL_BENCH_BUILD=<dir> reuses an existing build (skips tsc; for iterating on the bench itself).
+ *
+ * `buildRevisionForBench(rev)` does the same for another commit of this repository (`--against
+ * REV`): its tree is exported with `git archive` into a temporary folder (no worktree, no checkout
+ * of the repository itself) and compiled from there, with this repository's node_modules, so a
+ * benchmark can measure the two builds side by side in one run.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
@@ -36,14 +41,38 @@ export function buildForBench(log: (line: string) => void): BenchBuild {
     log(`using the existing build in ${reuse}`);
     return { root: reuse, buildMs: 0, dispose() {} };
   }
+  return compile(REPO, log);
+}
+
+/** A build of commit `rev` of this repository (see the header). */
+export function buildRevisionForBench(rev: string, log: (line: string) => void): BenchBuild {
+  const commit = spawnSync('git', ['-C', REPO, 'rev-parse', '--verify', `${rev}^{commit}`], { encoding: 'utf8' });
+  if (commit.status !== 0) throw new Error(`--against ${rev}: not a commit of this repository (${commit.stderr.trim()})`);
+  const id = commit.stdout.trim();
+  const tree = mkdtempSync(join(tmpdir(), 'vexil-bench-tree-'));
+  try {
+    const archive = spawnSync('/bin/sh', ['-c', 'git -C "$0" archive "$1" | tar -x -C "$2"', REPO, id, tree], { encoding: 'utf8' });
+    if (archive.status !== 0) throw new Error(`git archive ${id}: ${archive.stderr.trim()}`);
+    symlinkSync(join(REPO, 'node_modules'), join(tree, 'node_modules'));
+    log(`--against ${rev}: commit ${id.slice(0, 12)} exported to ${tree}`);
+    const build = compile(tree, log);
+    return { ...build, dispose: () => (build.dispose(), rmSync(tree, { recursive: true, force: true })) };
+  } catch (err) {
+    rmSync(tree, { recursive: true, force: true });
+    throw err;
+  }
+}
+
+/** Compiles the source tree at `src` (this repository, or an exported commit) into a fresh package-shaped root. */
+function compile(src: string, log: (line: string) => void): BenchBuild {
   const root = mkdtempSync(join(tmpdir(), 'vexil-bench-'));
   const dispose = () => rmSync(root, { recursive: true, force: true });
   try {
-    for (const name of ['package.json', 'schemas', 'examples', 'node_modules']) symlinkSync(join(REPO, name), join(root, name));
-    log(`compiling src/ and bench/ with tsc into ${root} ...`);
+    for (const name of ['package.json', 'schemas', 'examples', 'node_modules']) symlinkSync(join(src, name), join(root, name));
+    log(`compiling src/ and bench/ of ${src} with tsc into ${root} ...`);
     const t0 = performance.now();
-    const tsc = spawnSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(REPO, 'bench/tsconfig.json'), '--outDir', root], {
-      cwd: REPO,
+    const tsc = spawnSync(process.execPath, [join(REPO, 'node_modules/typescript/bin/tsc'), '-p', join(src, 'bench/tsconfig.json'), '--outDir', root], {
+      cwd: src,
       encoding: 'utf8',
     });
     const buildMs = performance.now() - t0;

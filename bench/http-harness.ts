@@ -237,7 +237,12 @@ export async function measureInterleaved(build: BenchBuild, targets: readonly Ta
   const lines = targets.map(() => [] as AutocannonLine[]);
   const cpu = targets.map(() => 0 as number | undefined);
   for (let r = 0; r < rounds; r++) {
-    for (const [i, t] of targets.entries()) {
+    // Each round starts one target later, so no target always runs right after the same other one
+    // (a server that leaves the machine busier, e.g. one writing a log line per request, would
+    // otherwise always slow the same neighbour).
+    for (let k = 0; k < targets.length; k++) {
+      const i = (r + k) % targets.length;
+      const t = targets[i]!;
       const before = t.child.pid !== undefined ? cpuSecondsOfTree(t.child.pid) : undefined;
       const line = await loadOnce(build, t, opts.connections, turnSec);
       const after = t.child.pid !== undefined ? cpuSecondsOfTree(t.child.pid) : undefined;

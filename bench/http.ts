@@ -13,6 +13,11 @@
  * clustered ceiling (node:cluster, as many workers). On 2 cores the load generator takes one, so
  * that ratio, not the scaling, is the figure to judge.
  *
+ * `--against REV`: a third vexil, built from commit REV of this repository (bench/build.ts), takes
+ * its turns in the single-process run too, so a change is judged against the code before it under
+ * the same load at the same moments: its req/s and CPU per request are reported beside this
+ * build's, with the ratio of the two.
+ *
  * Next to req/s it reports the CPU time the serving processes (a cluster's primary and workers
  * together) spent per request during the measured run, from /proc (Linux; "n/a" elsewhere). On a
  * shared machine req/s moves with everything else running; CPU per request moves much less, so
@@ -63,6 +68,8 @@ export interface HttpPair {
   ratio: number;
   /** vexil again with `log.requests: all`, when measured (reported, not judged). */
   everyRequestLogged?: MeasuredRun;
+  /** vexil built from the `--against` commit, when measured. */
+  against?: MeasuredRun;
 }
 
 /** Starts vexil and checks its answer; returns the target and the size of a response. */
@@ -92,6 +99,7 @@ async function measurePair(
   workers: number,
   log: (s: string) => void,
   everyRequestLogged = false,
+  against?: { build: BenchBuild; rev: string },
 ): Promise<HttpPair & { responseBytes: number }> {
   const label = workers === 1 ? 'single process' : `${workers} workers`;
   const started: ChildProcess[] = [];
@@ -106,6 +114,12 @@ async function measurePair(
       started.push(all.target.child);
       targets.push(all.target);
     }
+    const againstAt = targets.length;
+    if (against !== undefined) {
+      const old = await startCheckedVexil(against.build, join(dir, `w${workers}-against`), workers, `vexil at ${against.rev} (${label})`, log);
+      started.push(old.target.child);
+      targets.push(old.target);
+    }
     const runs = await measureInterleaved(build, targets, opts, log);
     for (const [i, run] of runs.entries()) {
       log(`  ${targets[i]!.label}: ${fmtInt(run.reqPerSec)} req/s, p50 ${run.p50Ms} ms, p99 ${run.p99Ms} ms, non-2xx ${run.non2xx}, errors ${run.errors}, server CPU ${fmtCpu(run)} per request`);
@@ -113,7 +127,9 @@ async function measurePair(
     for (const [i, run] of runs.entries()) {
       if (i !== 1 && (run.non2xx > 0 || run.errors > 0)) throw new Error(`${targets[i]!.label} answered ${run.non2xx} non-2xx and ${run.errors} errors under load`);
     }
-    const [v, ceiling, logged] = runs as [MeasuredRun, MeasuredRun, MeasuredRun | undefined];
+    const [v, ceiling] = runs as [MeasuredRun, MeasuredRun];
+    const logged = everyRequestLogged ? runs[2] : undefined;
+    const old = against !== undefined ? runs[againstAt] : undefined;
     return {
       workers,
       vexil: v,
@@ -121,16 +137,31 @@ async function measurePair(
       ratio: v.reqPerSec / ceiling.reqPerSec,
       responseBytes: vexil.responseBytes,
       ...(logged !== undefined ? { everyRequestLogged: logged } : {}),
+      ...(old !== undefined ? { against: old } : {}),
     };
   } finally {
     for (const child of started) await stop(child);
   }
 }
 
-export async function runHttpBench(build: BenchBuild, opts: HttpOptions, log: (s: string) => void): Promise<HttpReport> {
+/** This build against the `--against` build, measured in the same alternating turns. */
+function againstLine(old: MeasuredRun, single: HttpPair, rev: string): string {
+  const cpu =
+    old.serverCpuUsPerRequest !== undefined && single.vexil.serverCpuUsPerRequest !== undefined
+      ? ` Server CPU per request: ${fmtCpu(single.vexil)} here, ${fmtCpu(old)} at ${rev} (${(single.vexil.serverCpuUsPerRequest / old.serverCpuUsPerRequest).toFixed(2)}×).`
+      : '';
+  return `This build / the build at ${rev} = **${fmtRatio(single.vexil.reqPerSec / old.reqPerSec)}** req/s (${fmtRatio(single.ratio)} and ${fmtRatio(old.reqPerSec / single.ceiling.reqPerSec)} the ceiling).${cpu}`;
+}
+
+export async function runHttpBench(
+  build: BenchBuild,
+  opts: HttpOptions,
+  log: (s: string) => void,
+  against?: { build: BenchBuild; rev: string },
+): Promise<HttpReport> {
   const dir = mkdtempSync(join(tmpdir(), 'vexil-bench-http-'));
   try {
-    const single = await measurePair(build, dir, opts, 1, log, true);
+    const single = await measurePair(build, dir, opts, 1, log, true, against);
     const cores = availableParallelism();
     log(`http: again with server.workers: 0 (${cores} workers) against a clustered ceiling ...`);
     const clustered = await measurePair(build, dir, opts, cores, log);
@@ -151,6 +182,7 @@ export async function runHttpBench(build: BenchBuild, opts: HttpOptions, log: (s
       row('vexil serve (default config: info logs to a file, log.requests: errors)', vexil),
       row('bare node:http, fixed body (ceiling)', ceiling),
       ...(single.everyRequestLogged !== undefined ? [row('vexil serve, log.requests: all (a log line per request)', single.everyRequestLogged)] : []),
+      ...(single.against !== undefined ? [row(`vexil serve at ${against!.rev} (--against; default config)`, single.against)] : []),
       row(`vexil serve, server.workers: 0 (${cores} workers)`, clustered.vexil),
       row(`bare node:http, node:cluster ${cores} workers (clustered ceiling)`, clustered.ceiling),
       '',
@@ -158,6 +190,7 @@ export async function runHttpBench(build: BenchBuild, opts: HttpOptions, log: (s
       ...(single.everyRequestLogged !== undefined
         ? ['', `With a log line per request (\`log.requests: all\`, not the default): ${fmtRatio(single.everyRequestLogged.reqPerSec / ceiling.reqPerSec)} the ceiling, server CPU ${fmtCpu(single.everyRequestLogged)} per request (reported, not judged).`]
         : []),
+      ...(single.against !== undefined ? ['', againstLine(single.against, single, against!.rev)] : []),
       '',
       `clustered vexil / clustered ceiling = **${fmtRatio(clustered.ratio)}** (target ≥ ${TARGET_CEILING}×): ${verdict(okCluster)}.${cpuRatio(clustered)}`,
     ].join('\n');

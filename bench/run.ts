@@ -13,11 +13,12 @@
  *   --scenario S       eval: only this scenario (variant|boolean|static|complex), repeatable
  *   --duration S       http, snapshot, ofrep, auth: seconds of load per server (default 10)
  *   --out FILE         also write the report to FILE (Markdown)
+ *   --against REV      http: also measure vexil built from commit REV, in the same alternating turns
  */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AUTH_DEFAULTS, AUTH_QUICK, runAuthBench } from './auth.js';
-import { buildForBench } from './build.js';
+import { buildForBench, buildRevisionForBench } from './build.js';
 import { DIFF_DEFAULTS, runDiffBench } from './diff.js';
 import { DIFF_LOAD_DEFAULTS, DIFF_LOAD_QUICK, runDiffLoadBench } from './diff-load.js';
 import { EVAL_DEFAULTS, runEvalBench, type EvalOptions } from './eval.js';
@@ -45,13 +46,14 @@ const { values, positionals } = parseArgs({
     scenario: { type: 'string', multiple: true },
     duration: { type: 'string' },
     out: { type: 'string' },
+    against: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
 });
 
 const kind = (positionals[0] ?? 'all') as Kind;
 if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
-  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|ui|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE]\n');
+  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|ui|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
   process.exit(values.help ? 0 : 2);
 }
 
@@ -85,6 +87,7 @@ const report: string[] = [`## ${kind === 'all' ? 'eval, load, http, snapshot, of
 const verdicts: Array<{ target: string; ok: boolean }> = [];
 
 const build = buildForBench(log);
+const against = values.against !== undefined ? { build: buildRevisionForBench(values.against, log), rev: values.against } : undefined;
 try {
   const started = performance.now();
   if (kind === 'eval' || kind === 'all') {
@@ -101,7 +104,7 @@ try {
   }
   if (kind === 'http' || kind === 'all') {
     log('http: vexil serve, then the bare node:http ceiling ...');
-    const r = await runHttpBench(build, httpOpts, log);
+    const r = await runHttpBench(build, httpOpts, log, against);
     report.push('### HTTP', '', r.markdown, '');
     verdicts.push(...r.verdicts);
   }
@@ -156,4 +159,5 @@ try {
   if (values.out) writeFileSync(values.out, text);
 } finally {
   build.dispose();
+  against?.build.dispose();
 }
