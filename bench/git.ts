@@ -24,6 +24,7 @@ import { pathToFileURL } from 'node:url';
 import { generateState } from '../test/support/generate-state.js';
 import type { BenchBuild } from './build.js';
 import { fmtMs, fmtRatio, verdict } from './stats.js';
+import { GIT_SOURCE_DEFAULTS, STORE_DEFAULTS } from '../test/support/config-defaults.js';
 
 export interface GitBenchOptions {
   readonly branches: number;
@@ -213,8 +214,9 @@ async function worker(args: WorkerArgs): Promise<GitWorkerLine> {
   const { createGitSource } = await import('../src/sources/git/source.js');
   const { createSnapshotStore } = await import('../src/store/snapshot-store.js');
   const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
-  const source = createGitSource({ repository: args.url, cacheDir: args.cacheDir, ref: 'main' });
+  const source = createGitSource({ ...GIT_SOURCE_DEFAULTS, repository: args.url, cacheDir: args.cacheDir, ref: 'main' });
   const store = createSnapshotStore({
+    ...STORE_DEFAULTS,
     source,
     defaultReference: 'main',
     pollIntervalMs: 3_600_000,

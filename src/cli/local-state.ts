@@ -4,6 +4,7 @@
  * names are given as the user would type them from the working folder.
  */
 import { posix, resolve, sep } from 'node:path';
+import { defaultStateLimits } from '../config/defaults.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
 import { readState } from '../store/read-state.js';
 import type { SourceFile } from '../sources/types.js';
@@ -25,11 +26,12 @@ export interface LocalState {
 
 export async function loadLocalState(dir: string, cwd: string): Promise<LocalState> {
   const display = displayDir(dir);
-  const source = createLocalSource({ path: resolve(cwd, dir) });
+  const limits = defaultStateLimits();
+  const source = createLocalSource({ path: resolve(cwd, dir), ...limits });
   const rev = (await source.refs()).get(LOCAL_REFERENCE);
   if (rev === undefined) throw new Error(`no state in ${dir}`);
   const fileSet = await source.files(rev);
-  const result = await readState(fileSet, { reference: LOCAL_REFERENCE });
+  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, ...limits });
   const byDisplay = new Map(fileSet.files.map((f) => [displayPath(display, f.path), f]));
   return {
     display,

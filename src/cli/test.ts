@@ -11,7 +11,8 @@
 import { open, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from '../sources/file-refused.js';
+import { defaultStateLimits } from '../config/defaults.js';
+import { FileRefusedError, tooLarge } from '../sources/file-refused.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
 import type { SourceFile } from '../sources/types.js';
 import type { Problem } from '../model/problem.js';
@@ -208,7 +209,7 @@ function testSources(folder: string, cwd: string, files: readonly SourceFile[]):
 
 /** A folder's files with the local source's safety rules (symlinks, size limit, skipped folders). */
 async function scanFolder(folder: string, cwd: string): Promise<readonly SourceFile[]> {
-  const source = createLocalSource({ path: resolve(cwd, folder) });
+  const source = createLocalSource({ path: resolve(cwd, folder), ...defaultStateLimits() });
   const rev = (await source.refs()).get(LOCAL_REFERENCE);
   if (rev === undefined) return [];
   return (await source.files(rev)).files;
@@ -218,7 +219,8 @@ async function readLimited(abs: string, display: string): Promise<Uint8Array> {
   const fh = await open(abs, 'r');
   try {
     const st = await fh.stat();
-    if (st.size > DEFAULT_MAX_FILE_SIZE) throw tooLarge(display, st.size, DEFAULT_MAX_FILE_SIZE);
+    const { maxFileSize } = defaultStateLimits();
+    if (st.size > maxFileSize) throw tooLarge(display, st.size, maxFileSize);
     const buf = await fh.readFile();
     return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);
   } finally {

@@ -9,7 +9,8 @@ import { posix, resolve, sep } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
 import { readState, sortProblems } from '../store/read-state.js';
-import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from '../sources/file-refused.js';
+import { defaultStateLimits } from '../config/defaults.js';
+import { FileRefusedError, tooLarge } from '../sources/file-refused.js';
 import { load, type StateFile } from '../state/load.js';
 import type { Problem } from '../model/problem.js';
 import { countSummary, formatProblems, OUTPUT_FORMATS, type OutputFormat } from './format-problems.js';
@@ -95,11 +96,12 @@ function toPosix(p: string): string {
 }
 
 async function checkFolder(folder: string, cwd: string): Promise<Checked> {
-  const source = createLocalSource({ path: resolve(cwd, folder) });
+  const limits = defaultStateLimits();
+  const source = createLocalSource({ path: resolve(cwd, folder), ...limits });
   const rev = (await source.refs()).get(LOCAL_REFERENCE);
   if (rev === undefined) throw new Error(`no state in ${folder}`);
   const fileSet = await source.files(rev);
-  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, testContexts: false });
+  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, testContexts: false, ...limits });
   const texts = new Map<string, () => Promise<string | undefined>>();
   for (const f of fileSet.files) {
     texts.set(displayPath(folder, f.path), async () => new TextDecoder().decode(await f.bytes()));
@@ -112,6 +114,7 @@ async function checkFolder(folder: string, cwd: string): Promise<Checked> {
 }
 
 async function checkFiles(paths: readonly string[], cwd: string): Promise<Checked> {
+  const { maxFileSize } = defaultStateLimits();
   const problems: Problem[] = [];
   const stateFiles: StateFile[] = [];
   const texts = new Map<string, () => Promise<string | undefined>>();
@@ -119,7 +122,7 @@ async function checkFiles(paths: readonly string[], cwd: string): Promise<Checke
   for (const p of paths) {
     const file = posix.normalize(toPosix(p));
     try {
-      const bytes = await readLimited(resolve(cwd, p), file, DEFAULT_MAX_FILE_SIZE);
+      const bytes = await readLimited(resolve(cwd, p), file, maxFileSize);
       stateFiles.push({ path: file, bytes });
       hash.update(`${file}\0`).update(bytes);
       texts.set(file, () => Promise.resolve(new TextDecoder().decode(bytes)));

@@ -23,11 +23,19 @@ export interface SchemaNode {
 }
 
 let cached: { schema: SchemaNode; validate: ValidateFunction } | undefined;
+let parsed: SchemaNode | undefined;
+
+/** The parsed schema alone, without compiling the validator (for readers of its defaults). */
+export function configSchemaDocument(): SchemaNode {
+  parsed ??= JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as SchemaNode;
+  return parsed;
+}
 
 /** The parsed schema and its compiled validator (ajv: all errors, defaults applied in place). */
 export function configSchema(): { schema: SchemaNode; validate: ValidateFunction } {
   if (cached) return cached;
-  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_PATH, 'utf8')) as SchemaNode;
+  // ajv's useDefaults writes into the data, never into the schema: the document can be shared.
+  const schema = configSchemaDocument();
   // code.optimize off: the validator runs once per start, and ajv's optimising passes over the
   // generated code cost about 40 ms of every start (bench/RESULTS.md, "Load time back").
   const ajv = new Ajv({ allErrors: true, useDefaults: true, strict: true, code: { optimize: false } });

@@ -18,11 +18,6 @@ export class FileRefusedError extends Error {
   }
 }
 
-export const DEFAULT_MAX_FILE_SIZE = 8 * 1024 * 1024;
-
-/** Default of `storage.max_state_size`: the state files of one revision together. */
-export const DEFAULT_MAX_STATE_SIZE = 64 * 1024 * 1024;
-
 export function tooLarge(path: string, size: number, maxFileSize: number): FileRefusedError {
   return new FileRefusedError(
     'file.too-large',

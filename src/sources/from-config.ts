@@ -9,7 +9,7 @@ import { gitStorageFromConfig } from './git/from-config.js';
 import { createLocalSource, LOCAL_REFERENCE } from './local.js';
 import { objectStorageFromConfig } from './object/from-config.js';
 import { ociStorageFromConfig } from './oci/from-config.js';
-import type { Storage, StorageContext } from './storage.js';
+import { ONE_REFERENCE, type Storage, type StorageContext } from './storage.js';
 
 /** Throws ConfigError (key paths) when the backend's keys are unusable. */
 export function storageFromConfig(config: Config, opts: { baseDir: string; cwd: string; workerSlot?: number; logger?: SourceLogger }): Storage {
@@ -26,7 +26,7 @@ export function storageFromConfig(config: Config, opts: { baseDir: string; cwd: 
           maxFileSize: config.storage.max_file_size,
           maxStateSize: config.storage.max_state_size,
         }),
-        store: { defaultReference: LOCAL_REFERENCE },
+        store: { defaultReference: LOCAL_REFERENCE, ...ONE_REFERENCE },
         description: config.storage.local.path,
       };
     case 'git':

@@ -13,7 +13,7 @@ import { open, readdir, realpath, stat } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { extname, join, relative, resolve, sep } from 'node:path';
 import { watch as chokidarWatch } from 'chokidar';
-import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE, FileRefusedError, tooLarge } from './file-refused.js';
+import { FileRefusedError, tooLarge } from './file-refused.js';
 import type { FileSet, Revision, Source, SourceFile } from './types.js';
 
 /** The only reference a local folder has. */
@@ -22,13 +22,13 @@ export const LOCAL_REFERENCE = 'local';
 export interface LocalSourceOptions {
   /** The state folder. */
   readonly path: string;
-  /** Files larger than this many bytes are not read (default 8 MiB). */
-  readonly maxFileSize?: number;
+  /** `storage.max_file_size`: files larger than this many bytes are not read. */
+  readonly maxFileSize: number;
   /**
    * Once a scan has read this many bytes, further files are only stat'ed (the store then refuses
-   * the revision from their sizes: `storage.max_state_size`, default 64 MiB).
+   * the revision from their sizes: `storage.max_state_size`).
    */
-  readonly maxStateSize?: number;
+  readonly maxStateSize: number;
 }
 
 export interface LocalSource extends Source {
@@ -61,8 +61,7 @@ interface Entry {
 }
 
 export function createLocalSource(opts: LocalSourceOptions): LocalSource {
-  const maxFileSize = opts.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
-  const maxStateSize = opts.maxStateSize ?? DEFAULT_MAX_STATE_SIZE;
+  const { maxFileSize, maxStateSize } = opts;
   let last: Scan | undefined;
 
   async function scan(): Promise<Scan> {

@@ -18,16 +18,28 @@ export interface ReferencePolicy {
   /** Globs (`*` matches any characters) of references built on every refresh; default [defaultReference]. */
   readonly prebuild?: readonly string[];
   /** Other references are dropped after this long without a request. */
-  readonly idleTtlMs?: number;
+  readonly idleTtlMs: number;
   /** Polled sources: a reference not confirmed by the source for this long is reported `stale`. */
   readonly maxStalenessMs?: number;
   /** At most this many references built because a request named them are kept at once. */
-  readonly maxReferences?: number;
+  readonly maxReferences: number;
   /** At most this many on-demand builds wait or run at once. */
-  readonly maxPendingBuilds?: number;
+  readonly maxPendingBuilds: number;
   /** Whether a name the source does not list but can look up (a Git commit id) may be served. */
-  readonly allowUnlistedReferences?: boolean;
+  readonly allowUnlistedReferences: boolean;
 }
+
+/**
+ * The on-demand part of the policy of a backend that lists exactly one reference (its default,
+ * which is prebuilt) and looks nothing up (local, oci, object): no other reference can be named,
+ * so nothing is ever built on request or dropped for idleness, and these caps are never reached.
+ */
+export const ONE_REFERENCE: Pick<ReferencePolicy, 'idleTtlMs' | 'maxReferences' | 'maxPendingBuilds' | 'allowUnlistedReferences'> = Object.freeze({
+  idleTtlMs: 0,
+  maxReferences: 0,
+  maxPendingBuilds: 1,
+  allowUnlistedReferences: false,
+});
 
 export interface Storage {
   readonly source: Source;

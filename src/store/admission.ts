@@ -23,8 +23,6 @@ import { BoundedNameSet } from './name-set.js';
 import type { RefTable } from './ref-table.js';
 import { backendUnavailable, commitIdsNotServed, tooManyLookups, tooManyPendingBuilds, tooManyReferences, unknownReference } from './refusals.js';
 
-export const DEFAULT_MAX_REFERENCES = 64;
-export const DEFAULT_MAX_PENDING_BUILDS = 8;
 /** Names answered 404 remembered until the next poll, at most this many and this many characters (oldest forgotten first). */
 const MAX_NOT_FOUND_NAMES = 10_000;
 const MAX_NOT_FOUND_CHARS = 1_000_000;

@@ -44,8 +44,8 @@ export interface RevisionBuilderOptions {
   readonly now: () => Date;
   /** Whether the source is polled (then `checkedAt` is recorded). */
   readonly polled: boolean;
-  readonly maxFileSize?: number;
-  readonly maxStateSize?: number;
+  readonly maxFileSize: number;
+  readonly maxStateSize: number;
   readonly isClosed: () => boolean;
   /** The poll generation now (refresh.ts): a failure records it. */
   readonly pollGeneration: () => number;
@@ -77,8 +77,8 @@ export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBui
         now: now(),
         parseCache,
         buildCache: parseCache.buildCache,
-        ...(opts.maxFileSize !== undefined ? { maxFileSize: opts.maxFileSize } : {}),
-        ...(opts.maxStateSize !== undefined ? { maxStateSize: opts.maxStateSize } : {}),
+        maxFileSize: opts.maxFileSize,
+        maxStateSize: opts.maxStateSize,
       });
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

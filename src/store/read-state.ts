@@ -18,7 +18,7 @@
  */
 import { INDEX_FILE_NAMES, UNREAD, load, loadIfCached, parseCacheKey, selectStateFiles, type BuildCache, type LoadOptions, type LoadResult, type ParseCache, type StateFile } from '../state/load.js';
 import type { Problem } from '../model/problem.js';
-import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE, FileRefusedError, stateTooLarge, tooLarge } from '../sources/file-refused.js';
+import { FileRefusedError, stateTooLarge, tooLarge } from '../sources/file-refused.js';
 import { SourceReadError } from '../sources/source-read-error.js';
 import { keepTestContexts, readTestContexts } from './test-contexts.js';
 import type { FileSet, SourceFile } from '../sources/types.js';
@@ -31,10 +31,10 @@ export interface ReadStateOptions {
   readonly parseCache?: ParseCache;
   /** Reuse of built flags, segments and namespaces across loads (see LoadOptions.buildCache). */
   readonly buildCache?: BuildCache;
-  /** Files over this many bytes are refused with a `file.too-large` problem (default 8 MiB). */
-  readonly maxFileSize?: number;
-  /** All state files together over this many bytes: a `state.too-large` problem (default 64 MiB). */
-  readonly maxStateSize?: number;
+  /** `storage.max_file_size`: files over this many bytes are refused with a `file.too-large` problem. */
+  readonly maxFileSize: number;
+  /** `storage.max_state_size`: all state files together over this many bytes are a `state.too-large` problem. */
+  readonly maxStateSize: number;
   /**
    * Whether an accepted snapshot keeps the contexts of the revision's flag test files, for the
    * diff's impact preview (test-contexts.ts; default true). Commands that never diff skip reading them.
@@ -57,8 +57,8 @@ export interface ReadStateResult extends LoadResult {
 const quoting = new TextDecoder('utf-8');
 
 export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promise<ReadStateResult> {
-  const maxFileSize = opts.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
-  const budget = new StateBudget(opts.maxStateSize ?? DEFAULT_MAX_STATE_SIZE);
+  const { maxFileSize } = opts;
+  const budget = new StateBudget(opts.maxStateSize);
   const problems: Problem[] = [];
   let indexFile: StateFile | undefined;
   const stateFiles: StateFile[] = [];

@@ -36,7 +36,7 @@
  */
 import { LOCAL_REFERENCE } from '../sources/local.js';
 import type { Revision, Source } from '../sources/types.js';
-import { createAdmission, DEFAULT_MAX_PENDING_BUILDS, DEFAULT_MAX_REFERENCES } from './admission.js';
+import { createAdmission } from './admission.js';
 import { createRevisionBuilder } from './build-revision.js';
 import { createOnDemandBuilds } from './build-on-demand.js';
 import { createBuildQueue } from './build-queue.js';
@@ -51,7 +51,6 @@ import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
 
-export { DEFAULT_MAX_PENDING_BUILDS, DEFAULT_MAX_REFERENCES } from './admission.js';
 export { formatProblem } from './refusals.js';
 export type { StoreLogger } from './types.js';
 
@@ -64,16 +63,16 @@ export interface SnapshotStoreOptions {
   readonly now?: () => Date;
   /** The reference served when a request names none (default `local`). */
   readonly defaultReference?: string;
-  /** Files over this many bytes are refused with a located problem (default 8 MiB). */
-  readonly maxFileSize?: number;
-  /** A revision whose state files add up to more bytes is refused with a located problem (default 64 MiB). */
-  readonly maxStateSize?: number;
+  /** `storage.max_file_size`: files over this many bytes are refused with a located problem. */
+  readonly maxFileSize: number;
+  /** `storage.max_state_size`: a revision whose state files add up to more bytes is refused with a located problem. */
+  readonly maxStateSize: number;
   /** For sources without `watch`: look for changes this often (ms). No polling when absent. */
   readonly pollIntervalMs?: number;
   /** Globs (`*` matches any characters) of references built on every refresh; default [defaultReference]. */
   readonly prebuild?: readonly string[];
-  /** Other references are dropped after this long without a request (default 10 min). */
-  readonly idleTtlMs?: number;
+  /** Other references are dropped after this long without a request (`storage.git.idle_ttl`). */
+  readonly idleTtlMs: number;
   /** Polled sources: a reference not confirmed by the source for this long is reported `stale`. */
   readonly maxStalenessMs?: number;
   /** Longest wait between failing polls (default 5 min, or half maxStalenessMs when shorter). */
@@ -81,14 +80,15 @@ export interface SnapshotStoreOptions {
   /** Jitter source, [0, 1) (tests). */
   readonly random?: () => number;
   /**
-   * At most this many references built because a request named them are kept at once (default
-   * 64; the default reference and prebuilt ones do not count). A request needing one more: 503.
+   * At most this many references built because a request named them are kept at once (the
+   * default reference and prebuilt ones do not count; `storage.git.max_references`). A request
+   * needing one more: 503.
    */
-  readonly maxReferences?: number;
-  /** At most this many on-demand builds wait or run at once (default 8). One more: 503. */
-  readonly maxPendingBuilds?: number;
-  /** Whether a name the source does not list but can look up (a Git commit id) may be served (default true). */
-  readonly allowUnlistedReferences?: boolean;
+  readonly maxReferences: number;
+  /** At most this many on-demand builds wait or run at once (`storage.git.max_pending_builds`). One more: 503. */
+  readonly maxPendingBuilds: number;
+  /** Whether a name the source does not list but can look up (a Git commit id) may be served (`storage.git.allow_commit_references`). */
+  readonly allowUnlistedReferences: boolean;
   /**
    * `storage.reference_removal`: a reference the source stops listing is dropped only once it is
    * absent from this many polls in a row spanning at least `graceMs`. Absent: at the first poll
@@ -109,7 +109,11 @@ export interface ManagedSnapshotStore extends SnapshotStore {
   pollState(): { readonly consecutiveFailures: number; readonly nextDelayMs?: number };
 }
 
-const DEFAULT_IDLE_TTL_MS = 10 * 60_000;
+/**
+ * Retry-After of a backend refusal when nothing polls (a watched source has no next poll): a hint
+ * to the client, not a user setting.
+ */
+const RETRY_AFTER_WITHOUT_POLL_MS = 30_000;
 const noop = () => {};
 
 export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshotStore {
@@ -119,7 +123,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
   const nowMs = opts.now !== undefined ? () => (opts.now as () => Date)().getTime() : Date.now;
   const defaultReference = opts.defaultReference ?? LOCAL_REFERENCE;
   const prebuild = opts.prebuild ?? [defaultReference];
-  const idleTtlMs = opts.idleTtlMs ?? DEFAULT_IDLE_TTL_MS;
+  const { idleTtlMs } = opts;
   const polled = source.watch === undefined && opts.pollIntervalMs !== undefined && opts.pollIntervalMs > 0;
   let closed = false;
   const isClosed = () => closed;
@@ -142,7 +146,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
   const refs = createRefTable({ defaultReference, prebuild, nowMs });
   const listing = createListing({ source, nowMs });
   /** Retry-After of a backend refusal: until the next poll. */
-  const retryAfterMs = () => poller.nextDelayMs ?? opts.pollIntervalMs ?? 30_000;
+  const retryAfterMs = () => poller.nextDelayMs ?? opts.pollIntervalMs ?? RETRY_AFTER_WITHOUT_POLL_MS;
   const builder = createRevisionBuilder({
     source,
     refs,
@@ -152,8 +156,8 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     emit,
     now,
     polled,
-    ...(opts.maxFileSize !== undefined ? { maxFileSize: opts.maxFileSize } : {}),
-    ...(opts.maxStateSize !== undefined ? { maxStateSize: opts.maxStateSize } : {}),
+    maxFileSize: opts.maxFileSize,
+    maxStateSize: opts.maxStateSize,
     isClosed,
     pollGeneration: () => refresher.polls,
   });
@@ -162,9 +166,9 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     refs,
     listing,
     queue,
-    maxReferences: opts.maxReferences ?? DEFAULT_MAX_REFERENCES,
-    maxPendingBuilds: opts.maxPendingBuilds ?? DEFAULT_MAX_PENDING_BUILDS,
-    allowUnlisted: opts.allowUnlistedReferences ?? true,
+    maxReferences: opts.maxReferences,
+    maxPendingBuilds: opts.maxPendingBuilds,
+    allowUnlisted: opts.allowUnlistedReferences,
     idleTtlMs,
     ...(opts.pollIntervalMs !== undefined ? { pollIntervalMs: opts.pollIntervalMs } : {}),
     nowMs,

@@ -15,6 +15,7 @@ import { startHttpServer, type RunningHttpServer } from '../../src/server/listen
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { FIXTURES, call, type JsonResponse } from '../server/support.js';
+import { STORE_DEFAULTS } from '../support/config-defaults.js';
 
 interface Teardown {
   teardown(fn: () => void | Promise<void>): void;
@@ -98,8 +99,8 @@ export async function startAuthServer(t: Teardown, opts: AuthServerOptions = {})
   const logs = opts.logs ?? captureLogs();
   const clock = opts.clock ?? fakeClock();
 
-  const source = createLocalSource({ path: state, maxFileSize: config.storage.max_file_size });
-  const store = createSnapshotStore({ source, debounceMs: 20 });
+  const source = createLocalSource({ path: state, maxFileSize: config.storage.max_file_size, maxStateSize: config.storage.max_state_size });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source, debounceMs: 20 });
   await store.start();
   const runtime = await startAuthentication({ config, logger: logs.logger, cwd: dir, clock: clock.clock, cleanup: opts.cleanup ?? false });
   const http = await startHttpServer({

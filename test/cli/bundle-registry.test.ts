@@ -22,6 +22,7 @@ import { FIXTURES } from '../store/temp-state.js';
 import { REGISTRY_PASSWORD, REGISTRY_USER, registryUnavailableReason, startRegistry, startRegistryProxy } from '../support/oci-registry.js';
 import { reportMissing } from '../support/requirements.js';
 import { cleanEnv, REPO, tempDir, vexilBundle, type Result } from './bundle-cli.js';
+import { STATE_LIMITS } from '../support/config-defaults.js';
 
 const OCI_MANIFEST = 'application/vnd.oci.image.manifest.v1+json';
 const sha256 = (b: Uint8Array | string) => `sha256:${createHash('sha256').update(b).digest('hex')}`;
@@ -161,10 +162,10 @@ if (unavailable !== undefined) {
     t.equal((await vexilBundle(['push', '--insecure', '--bundles-dir', bundles, 'served:v1', remote])).code, 0);
 
     const reference = parseOciReference(remote, { insecure: true });
-    const source = createOciSource({ reference, client: createRegistryClient(), store: await openBundleStore(tempDir(t)) });
+    const source = createOciSource({ ...STATE_LIMITS, reference, client: createRegistryClient(), store: await openBundleStore(tempDir(t)) });
     const rev = (await source.refs()).get('v1');
     t.ok(rev, 'the tag is a reference');
-    const state = await readState(await source.files(rev!), { reference: 'v1' });
+    const state = await readState(await source.files(rev!), { ...STATE_LIMITS, reference: 'v1' });
     t.same(state.problems, [], 'valid: the index file came along and selected flags/hello.yml');
     t.same(state.files, ['flags/hello.yml']);
     t.ok(state.snapshot?.namespaces.get('default')?.flags.size, 'the flags are served');
@@ -173,6 +174,7 @@ if (unavailable !== undefined) {
     const pulled = tempDir(t);
     t.equal((await vexilBundle(['pull', '--insecure', '--bundles-dir', pulled, remote])).code, 0);
     const offline = createOciSource({
+      ...STATE_LIMITS,
       reference,
       client: createRegistryClient({ fetch: () => Promise.reject(new Error('offline')) }),
       store: await openBundleStore(pulled),

@@ -11,6 +11,7 @@ import { startHttpServer } from '../../src/server/listen.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { REPO, runCli } from './run-cli.js';
+import { STATE_LIMITS, STORE_DEFAULTS } from '../support/config-defaults.js';
 
 const EXAMPLES = join(REPO, 'examples');
 const VOLATILE = new Set(['requestId', 'requestDurationMillis', 'timestamp']);
@@ -57,7 +58,7 @@ t.test('the working folder is the default --dir; --namespace and repeated --cont
 
 t.test('json: the variant and boolean bodies of the HTTP API, field for field', async (t) => {
   const config = loadConfig({ env: {}, cwd: EXAMPLES, defaultLocalPath: EXAMPLES });
-  const store = createSnapshotStore({ source: createLocalSource({ path: EXAMPLES }), debounceMs: 20 });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source: createLocalSource({ ...STATE_LIMITS, path: EXAMPLES }), debounceMs: 20 });
   t.teardown(() => store.close());
   await store.start();
   const server = await startHttpServer({

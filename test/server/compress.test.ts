@@ -16,6 +16,7 @@ import { startHttpServer } from '../../src/server/listen.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { generateState } from '../support/generate-state.js';
+import { STATE_LIMITS, STORE_DEFAULTS } from '../support/config-defaults.js';
 
 interface Raw {
   status: number;
@@ -43,7 +44,7 @@ t.test('large reads are gzipped for clients that accept it, and only those', asy
     writeFileSync(join(dir, f.path), f.text);
   }
   const config = loadConfig({ env: {}, cwd: dir, defaultLocalPath: dir });
-  const store = createSnapshotStore({ source: createLocalSource({ path: dir }) });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source: createLocalSource({ ...STATE_LIMITS, path: dir }) });
   t.teardown(() => store.close());
   await store.start();
   const server = await startHttpServer({ store, config, logger: pino({ level: 'silent' }), host: '127.0.0.1', port: 0 });

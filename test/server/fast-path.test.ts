@@ -35,6 +35,7 @@ import type { SnapshotStore } from '../../src/store/types.js';
 import { createToken } from '../auth/support.js';
 import { httpFuzzCorpus } from '../support/http-fuzz-corpus.js';
 import { FIXTURES, startTestStore } from './support.js';
+import { STATE_LIMITS, STORE_DEFAULTS } from '../support/config-defaults.js';
 
 interface Case {
   name: string;
@@ -289,7 +290,7 @@ async function startAuthPair(t: Test): Promise<Pair> {
   const config = loadConfig({ file, cwd: dir, env: {} });
   config.environments = ENVIRONMENTS;
   const logger = pino({ level: 'silent' });
-  const store = createSnapshotStore({ source: createLocalSource({ path: join(dir, 'state'), maxFileSize: config.storage.max_file_size }), debounceMs: 20 });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source: createLocalSource({ ...STATE_LIMITS, path: join(dir, 'state'), maxFileSize: config.storage.max_file_size }), debounceMs: 20 });
   t.teardown(() => store.close());
   await store.start();
   const runtime = await startAuthentication({ config, logger, cwd: dir, cleanup: false });

@@ -14,6 +14,7 @@ import type { RequestLogging } from '../../src/config/types.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/server/listen.js';
 import { createLocalSource } from '../../src/sources/local.js';
 import { createSnapshotStore, type ManagedSnapshotStore } from '../../src/store/snapshot-store.js';
+import { STATE_LIMITS, STORE_DEFAULTS } from '../support/config-defaults.js';
 
 export const FIXTURES = fileURLToPath(new URL('./fixtures/', import.meta.url));
 
@@ -48,8 +49,8 @@ export async function startTestStore(t: Teardown, opts: Pick<TestServerOptions, 
   cpSync(join(FIXTURES, opts.fixture ?? 'api'), dir, { recursive: true });
 
   const config = loadConfig({ env: {}, cwd: dir, defaultLocalPath: dir });
-  const source = createLocalSource({ path: dir, maxFileSize: config.storage.max_file_size });
-  const store = createSnapshotStore({ source, debounceMs: 20 });
+  const source = createLocalSource({ ...STATE_LIMITS, path: dir, maxFileSize: config.storage.max_file_size });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source, debounceMs: 20 });
   t.teardown(() => store.close());
   if (opts.startStore !== false) await store.start();
   return { dir, config, store };

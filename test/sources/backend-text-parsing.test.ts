@@ -10,6 +10,7 @@ import { nextLink, parseChallenge } from '../../src/sources/oci/registry-client.
 import { gitUnavailableReason } from '../support/git-fixture.js';
 import { createTestRepo } from '../support/git-repo.js';
 import { reportMissing } from '../support/requirements.js';
+import { GIT_SOURCE_DEFAULTS } from '../support/config-defaults.js';
 
 const MB = 1 << 20;
 
@@ -18,7 +19,7 @@ tap.test('a commit message ending in a million newlines is shown without them (g
   if (missing !== undefined) return reportMissing(t, 'git', missing);
   const repo = await createTestRepo(t);
   const commit = await repo.commit('main', { 'features.yml': 'namespace: default\nflags: []\n' }, { message: `fix flags${'\n'.repeat(MB)}` });
-  const source = createGitSource({ repository: repo.gitdir, ref: 'main' });
+  const source = createGitSource({ ...GIT_SOURCE_DEFAULTS, repository: repo.gitdir, ref: 'main' });
   const rev = (await source.refs()).get('main');
   t.equal(rev?.id, commit);
   const files = await source.files(rev!);

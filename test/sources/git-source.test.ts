@@ -16,6 +16,7 @@ import { gitFixture, gitUnavailableReason, greeting, startGitFixture } from '../
 import { git } from '../support/git-repo.js';
 import { makeTestCertificates } from '../support/git-tls.js';
 import { testsNeeding } from '../support/requirements.js';
+import { GIT_SOURCE_DEFAULTS, STATE_LIMITS } from '../support/config-defaults.js';
 
 // Outside CI, every test here skips with the reason when git is missing; under CI it fails.
 const t = testsNeeding(tap, 'git', gitUnavailableReason());
@@ -89,7 +90,7 @@ t.test('files(): the tree of the commit, blob ids as content ids, commit meta on
   t.equal(again.revision.id, c1);
   t.equal(source.stats().fetches, 2, 'a commit already in the mirror is not fetched again');
 
-  const loaded = await readState(feature, { reference: 'feature' });
+  const loaded = await readState(feature, { ...STATE_LIMITS, reference: 'feature' });
   t.equal(greeting(loaded.snapshot), 'bonjour', 'the loader reads the files');
 });
 
@@ -119,7 +120,7 @@ t.test('tags and full commit ids are readable; an unknown commit is not found', 
   const refs = await source.refs();
   const tagged = await source.files(refs.get('v1')!);
   t.equal(tagged.revision.id, c1);
-  t.equal(greeting((await readState(tagged, { reference: 'v1' })).snapshot), 'hello');
+  t.equal(greeting((await readState(tagged, { ...STATE_LIMITS, reference: 'v1' })).snapshot), 'hello');
 
   t.same(await source.lookup(c1), { id: c1, ref: c1 }, 'an old commit of main');
   t.same(await source.lookup(c2), { id: c2, ref: c2 });
@@ -136,7 +137,7 @@ t.test('force push: the rewritten branch is followed', async (t) => {
   await g.repo.commit('feature', { 'features.yml': gitFixture('bonjour.yml') }, { parent: c1 });
   const source = g.source();
   let refs = await source.refs();
-  t.equal(greeting((await readState(await source.files(refs.get('feature')!), { reference: 'feature' })).snapshot), 'bonjour');
+  t.equal(greeting((await readState(await source.files(refs.get('feature')!), { ...STATE_LIMITS, reference: 'feature' })).snapshot), 'bonjour');
 
   const rewritten = await g.repo.commit('feature', { 'features.yml': gitFixture('hello.yml'), 'x.txt': 'x' }, { parent: c1, message: 'rewritten' });
   refs = await source.refs();
@@ -144,7 +145,7 @@ t.test('force push: the rewritten branch is followed', async (t) => {
   const files = await source.files(refs.get('feature')!);
   t.equal(files.revision.id, rewritten);
   t.equal(files.revision.meta?.message, 'rewritten');
-  t.equal(greeting((await readState(files, { reference: 'feature' })).snapshot), 'hello');
+  t.equal(greeting((await readState(files, { ...STATE_LIMITS, reference: 'feature' })).snapshot), 'hello');
 });
 
 t.test('a deleted branch is no longer listed, and leaves the mirror', async (t) => {
@@ -178,7 +179,7 @@ t.test('directory: the state root is a sub-folder, its index applies', async (t)
     files.files.map((f) => f.path),
     ['.flipt.yml', 'notes.yml', 'team/greeting.features.yml'],
   );
-  const loaded = await readState(files, { reference: 'main' });
+  const loaded = await readState(files, { ...STATE_LIMITS, reference: 'main' });
   t.same(loaded.files, ['team/greeting.features.yml'], 'the index of the sub-folder selects');
   t.equal(greeting(loaded.snapshot), 'bonjour');
 
@@ -200,7 +201,7 @@ t.test('symbolic links in the repository are refused as located problems', async
   await git([...gd, 'update-ref', 'refs/heads/main', c2]);
   const source = g.source();
   const files = await source.files((await source.refs()).get('main')!);
-  const loaded = await readState(files, { reference: 'main' });
+  const loaded = await readState(files, { ...STATE_LIMITS, reference: 'main' });
   t.equal(loaded.snapshot, undefined);
   t.match(loaded.problems, [{ severity: 'error', rule: 'file.symlink-outside-root', file: 'link.features.yml' }]);
 });
@@ -247,7 +248,7 @@ t.test('authentication: basic and bearer token accepted by a server enforcing th
     'the token is sent as a bearer token on listing and fetch requests',
   );
 
-  const inUrl = createGitSource({ repository: g.url.replace('http://', 'http://alice:s3cret@'), cacheDir: join(g.cacheDir, 'url') });
+  const inUrl = createGitSource({ ...GIT_SOURCE_DEFAULTS, repository: g.url.replace('http://', 'http://alice:s3cret@'), cacheDir: join(g.cacheDir, 'url') });
   t.teardown(() => inUrl.close?.());
   t.ok((await inUrl.refs()).has('main'), 'credentials in the URL are used as basic auth');
   t.notMatch(inUrl.repository, /s3cret/, 'and never shown');
@@ -286,24 +287,24 @@ t.test('a local repository path is read in place (bare or with a work tree)', as
   const g = await startGitFixture(t);
   const c1 = await g.repo.commit('main', { 'features.yml': gitFixture('hello.yml') });
   await g.repo.tag('v1', c1);
-  const bare = createGitSource({ repository: g.repo.gitdir });
+  const bare = createGitSource({ ...GIT_SOURCE_DEFAULTS, repository: g.repo.gitdir });
   const refs = await bare.refs();
   t.same([...refs.keys()].sort(), ['main', 'v1']);
   const files = await bare.files(refs.get('main')!);
-  t.equal(greeting((await readState(files, { reference: 'main' })).snapshot), 'hello');
+  t.equal(greeting((await readState(files, { ...STATE_LIMITS, reference: 'main' })).snapshot), 'hello');
   t.same(await bare.lookup(c1), { id: c1, ref: c1 });
   t.equal(g.server.requests.length, 0, 'no HTTP at all');
 
   const work = mkdtempSync(join(tmpdir(), 'vexil-work-'));
   t.teardown(() => rmSync(work, { recursive: true, force: true }));
   await git(['clone', '-q', g.repo.gitdir, work]);
-  const viaWorkTree = createGitSource({ repository: `file://${work}` });
+  const viaWorkTree = createGitSource({ ...GIT_SOURCE_DEFAULTS, repository: `file://${work}` });
   t.equal((await viaWorkTree.refs()).get('main')?.id, c1);
 });
 
 t.test('repository forms: SSH refused with a clear message, URLs and paths accepted', async (t) => {
   for (const ssh of ['ssh://git@github.com/org/flags.git', 'git@github.com:org/flags.git', 'git+ssh://host/x']) {
-    t.throws(() => createGitSource({ repository: ssh }), GitOptionsError);
+    t.throws(() => createGitSource({ ...GIT_SOURCE_DEFAULTS, repository: ssh }), GitOptionsError);
     t.throws(() => parseRepository(ssh), { message: /SSH repositories are not supported .*HTTP\(S\) only.*https:\/\// });
   }
   t.throws(() => parseRepository('git://host/x.git'), /git:\/\/ protocol is not supported/);
@@ -315,7 +316,7 @@ t.test('repository forms: SSH refused with a clear message, URLs and paths accep
 });
 
 t.test('unreachable server: a clear transport error', async (t) => {
-  const source = createGitSource({ repository: 'http://127.0.0.1:9/flags.git', cacheDir: mkdtempSync(join(tmpdir(), 'vexil-gc-')) });
+  const source = createGitSource({ ...GIT_SOURCE_DEFAULTS, repository: 'http://127.0.0.1:9/flags.git', cacheDir: mkdtempSync(join(tmpdir(), 'vexil-gc-')) });
   t.teardown(() => source.close?.());
   await t.rejects(source.refs(), /cannot connect to the git server at 127\.0\.0\.1:9: connection refused/);
 });
@@ -365,6 +366,6 @@ t.test('many fetches: the mirror is compacted into one pack and keeps serving ev
   t.same(seen, [1, 2, 3, 1, 2], 'a fetch leaving more than maxPacks packs compacts the mirror into one');
   for (const c of commits) t.same(await source.lookup(c), { id: c, ref: c }, 'old commits are still there');
   const first = await source.files({ id: commits[0]!, ref: commits[0]! });
-  t.equal(greeting((await readState(first, { reference: 'x' })).snapshot), 'hello');
+  t.equal(greeting((await readState(first, { ...STATE_LIMITS, reference: 'x' })).snapshot), 'hello');
   t.notOk(readdirSync(g.cacheDir).some((n) => /\.(old|compact)-/.test(n)), 'no leftover folders');
 });

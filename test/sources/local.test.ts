@@ -5,6 +5,7 @@ import t from 'tap';
 import { FileRefusedError } from '../../src/sources/file-refused.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../../src/sources/local.js';
 import type { FileSet, Source } from '../../src/sources/types.js';
+import { STATE_LIMITS } from '../support/config-defaults.js';
 
 function tempDir(t: { teardown(fn: () => void): void }, prefix = 'vexil-local-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
@@ -39,7 +40,7 @@ t.test('lists every file under the root, sorted, skipping .git and node_modules'
   write(root, 'node_modules/pkg/features.yml', 'flags: []\n');
   write(root, 'deep/node_modules/features.yml', 'flags: []\n');
 
-  const source = createLocalSource({ path: root });
+  const source = createLocalSource({ ...STATE_LIMITS, path: root });
   t.equal(source.kind, 'local');
   const refs = await source.refs();
   t.same([...refs.keys()], [LOCAL_REFERENCE], 'one reference, named local');
@@ -58,13 +59,13 @@ t.test('lists every file under the root, sorted, skipping .git and node_modules'
 t.test('a missing folder or a file as root is an error', async (t) => {
   const root = tempDir(t);
   write(root, 'file.yml', 'x: 1\n');
-  await t.rejects(createLocalSource({ path: join(root, 'nope') }).refs(), /does not exist/);
-  await t.rejects(createLocalSource({ path: join(root, 'file.yml') }).refs(), /not a directory/);
+  await t.rejects(createLocalSource({ ...STATE_LIMITS, path: join(root, 'nope') }).refs(), /does not exist/);
+  await t.rejects(createLocalSource({ ...STATE_LIMITS, path: join(root, 'file.yml') }).refs(), /not a directory/);
 });
 
 t.test('files() refuses references other than local', async (t) => {
   const root = tempDir(t);
-  const source = createLocalSource({ path: root });
+  const source = createLocalSource({ ...STATE_LIMITS, path: root });
   await t.rejects(source.files({ id: 'x', ref: 'main' }), /reference "main" not found/);
 });
 
@@ -81,7 +82,7 @@ t.test('a symlink leaving the root is listed but never read; one inside is follo
   symlinkSync('../real', join(root, 'links/real-again'));
   symlinkSync(join(root, 'missing.yml'), join(root, 'dangling.features.yml'));
 
-  const fs = await current(createLocalSource({ path: root }));
+  const fs = await current(createLocalSource({ ...STATE_LIMITS, path: root }));
   const paths = fs.files.map((f) => f.path);
   t.same(paths, [
     'dangling.features.yml',
@@ -114,7 +115,7 @@ t.test('a file over maxFileSize is not read and reports its size', async (t) => 
   write(root, 'big.features.yml', `# ${'x'.repeat(200)}\n`);
   write(root, 'big.bin', 'y'.repeat(300));
   write(root, 'small.features.yml', 'flags: []\n');
-  const fs = await current(createLocalSource({ path: root, maxFileSize: 100 }));
+  const fs = await current(createLocalSource({ ...STATE_LIMITS, path: root, maxFileSize: 100 }));
   const big = fs.files.find((f) => f.path === 'big.features.yml')!;
   t.equal(big.size, 203);
   await t.rejects(big.bytes(), { name: 'FileRefusedError', rule: 'file.too-large', message: /203 bytes, over the limit of 100/ });
@@ -126,7 +127,7 @@ t.test('the revision is a content hash: changes with any file, stable otherwise'
   const root = tempDir(t);
   write(root, 'a.features.yml', 'flags: []\n');
   write(root, 'b/features.yml', 'segments: []\n');
-  const source = createLocalSource({ path: root });
+  const source = createLocalSource({ ...STATE_LIMITS, path: root });
   const rev = async () => (await source.refs()).get(LOCAL_REFERENCE)!.id;
 
   const r1 = await rev();
@@ -154,10 +155,10 @@ t.test('the revision is a content hash: changes with any file, stable otherwise'
 t.test('files() of a stale revision reads the folder again and says which revision it read', async (t) => {
   const root = tempDir(t);
   write(root, 'a.features.yml', 'one\n');
-  const source = createLocalSource({ path: root });
+  const source = createLocalSource({ ...STATE_LIMITS, path: root });
   const r1 = (await source.refs()).get(LOCAL_REFERENCE)!;
   write(root, 'a.features.yml', 'two\n');
-  const other = createLocalSource({ path: root });
+  const other = createLocalSource({ ...STATE_LIMITS, path: root });
   const r2 = (await other.refs()).get(LOCAL_REFERENCE)!;
   const fs = await source.files({ id: 'stale', ref: LOCAL_REFERENCE });
   t.equal(fs.revision.id, r2.id);
@@ -168,7 +169,7 @@ t.test('files() of a stale revision reads the folder again and says which revisi
 t.test('watch() reports changes until unsubscribed', async (t) => {
   const root = tempDir(t);
   write(root, 'a.features.yml', 'flags: []\n');
-  const source = createLocalSource({ path: root });
+  const source = createLocalSource({ ...STATE_LIMITS, path: root });
   let calls = 0;
   let wake: (() => void) | undefined;
   const unwatch = source.watch!(() => {
@@ -205,7 +206,7 @@ t.test('a state folder given through a symlink is read and watched', async (t) =
   write(real, 'features.yml', 'flags: []\n');
   const links = tempDir(t, 'vexil-links-');
   symlinkSync(real, join(links, 'state'));
-  const source = createLocalSource({ path: join(links, 'state') });
+  const source = createLocalSource({ ...STATE_LIMITS, path: join(links, 'state') });
   const fs = await current(source);
   t.same(
     fs.files.map((f) => f.path),
@@ -226,7 +227,7 @@ t.test('a file still being written is read again once it has settled', async (t)
   // In-place writers truncate, then write: the folder briefly holds a partial (here: still valid)
   // file whose mtime is fresh. The complete content lands 10 ms later, within the settle delay.
   write(root, 'features.yml', 'flags: []\n');
-  const source = createLocalSource({ path: root });
+  const source = createLocalSource({ ...STATE_LIMITS, path: root });
   const reading = current(source);
   setTimeout(() => write(root, 'features.yml', 'flags: []\nsegments: []\n'), 10);
   t.equal(await text(await reading, 'features.yml'), 'flags: []\nsegments: []\n', 'the settled content, not the partial one');

@@ -5,6 +5,7 @@ import { loadConfig, loadConfigReport } from '../../src/config/load.js';
 import { OBJECT_REFERENCE } from '../../src/sources/object/source.js';
 import { objectConfigProblems, objectStorageFromConfig } from '../../src/sources/object/from-config.js';
 import { normalizePrefix, type S3Provider } from '../../src/sources/object/s3.js';
+import { ONE_REFERENCE } from '../../src/sources/storage.js';
 
 const objectEnv = (extra: Record<string, string> = {}) => ({ VEXIL_STORAGE_TYPE: 'object', ...extra });
 const ctx = { baseDir: process.cwd(), dataDir: process.cwd() };
@@ -75,7 +76,7 @@ t.test('objectStorageFromConfig: store options, description, ConfigError with ke
   const storage = objectStorageFromConfig(config, ctx);
   t.teardown(() => storage.source.close?.());
   t.equal(storage.description, 's3://flags/prod/ at 127.0.0.1:9000');
-  t.same(storage.store, { defaultReference: OBJECT_REFERENCE, pollIntervalMs: 10_000, prebuild: [OBJECT_REFERENCE], maxStalenessMs: 300_000 });
+  t.same(storage.store, { defaultReference: OBJECT_REFERENCE, pollIntervalMs: 10_000, prebuild: [OBJECT_REFERENCE], maxStalenessMs: 300_000, ...ONE_REFERENCE });
   t.equal(storage.source.kind, 'object');
   t.equal(storage.source.reference, 'object');
   const provider = storage.source.provider as S3Provider;

@@ -11,6 +11,7 @@ import { objectStorageFromConfig } from '../../src/sources/object/from-config.js
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { gitFixture, greeting } from '../support/git-fixture.js';
 import { startS3Server, useAwsEnv } from '../support/s3-server.js';
+import { STORE_DEFAULTS } from '../support/config-defaults.js';
 
 t.beforeEach((t) => useAwsEnv(t));
 
@@ -28,6 +29,7 @@ t.test('objects adding up to more than storage.max_state_size: refused from the 
   });
   const storage = objectStorageFromConfig(config, { baseDir: process.cwd(), dataDir: process.cwd() });
   const store = createSnapshotStore({
+    ...STORE_DEFAULTS,
     source: storage.source,
     logger: pino({ level: 'silent' }),
     ...storage.store,

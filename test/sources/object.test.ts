@@ -15,6 +15,7 @@ import { runCli, serveCli } from '../cli/run-cli.js';
 import { gitFixture } from '../support/git-fixture.js';
 import type { Teardown } from '../support/git-repo.js';
 import { startCredentialServer, startS3Server, useAwsEnv, type S3TestServer } from '../support/s3-server.js';
+import { STATE_LIMITS, STORE_DEFAULTS } from '../support/config-defaults.js';
 
 const hello = gitFixture('hello.yml');
 const bonjour = gitFixture('bonjour.yml');
@@ -64,6 +65,7 @@ async function serveObject(t: Teardown, opts: ServeOptions = {}): Promise<Served
   });
   const storage = objectStorageFromConfig(config, { baseDir: process.cwd(), dataDir: process.cwd() });
   const store = createSnapshotStore({
+    ...STORE_DEFAULTS,
     source: storage.source,
     logger: pino({ level: 'silent' }),
     ...storage.store,
@@ -206,7 +208,7 @@ t.test('wrong credentials', async (t) => {
     const s3 = await startS3Server(t);
     await s3.put('flags', 'features.yml', hello);
     const provider = createS3Provider({ bucket: 'flags', endpoint: s3.endpoint });
-    const store = createSnapshotStore({ source: createObjectSource({ provider, description: provider.describe() }), defaultReference: OBJECT_REFERENCE, pollIntervalMs: 3_600_000 });
+    const store = createSnapshotStore({ ...STORE_DEFAULTS, source: createObjectSource({ ...STATE_LIMITS, provider, description: provider.describe() }), defaultReference: OBJECT_REFERENCE, pollIntervalMs: 3_600_000 });
     const err = await store.start().then(
       () => undefined,
       (e: unknown) => e as Error,
@@ -299,14 +301,14 @@ t.test('an object replaced between listing and download fails the build, never m
   const s3 = await startS3Server(t);
   await s3.put('flags', 'features.yml', hello);
   const provider = createS3Provider({ bucket: 'flags', endpoint: s3.endpoint });
-  const source = createObjectSource({ provider, description: provider.describe() });
+  const source = createObjectSource({ ...STATE_LIMITS, provider, description: provider.describe() });
   t.teardown(() => source.close?.());
   const v1 = (await source.refs()).get(OBJECT_REFERENCE)!;
   await s3.put('flags', 'features.yml', bonjour);
   await t.rejects(source.files(v1), { name: 'ObjectStoreError', kind: 'changed', message: /s3:\/\/flags\/features\.yml changed after it was listed/ });
 
   // Through the store: the failed build is an error (retried), not a rejected revision.
-  const store = createSnapshotStore({ source, defaultReference: OBJECT_REFERENCE, pollIntervalMs: 3_600_000, logger: pino({ level: 'silent' }) });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source, defaultReference: OBJECT_REFERENCE, pollIntervalMs: 3_600_000, logger: pino({ level: 'silent' }) });
   t.teardown(() => store.close());
   await store.start();
   const v2 = store.get()!;

@@ -34,6 +34,8 @@ import { gitFixture } from '../support/git-fixture.js';
 import type { Teardown } from '../support/git-repo.js';
 import { REGISTRY_PASSWORD, registryUnavailableReason, startRegistry, startRegistryProxy, type RegistryProxy, type TestRegistry } from '../support/oci-registry.js';
 import { reportMissing } from '../support/requirements.js';
+import { STATE_LIMITS, STORE_DEFAULTS } from '../support/config-defaults.js';
+import { ONE_REFERENCE } from '../../src/sources/storage.js';
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const CREATED = '2026-11-26T04:00:00Z';
@@ -99,7 +101,7 @@ t.test('storage.oci config: errors name the keys; defaults and paths', async (t)
   );
   t.equal(storage.source.kind, 'oci');
   t.equal(storage.description, 'ghcr.io/org/flags:v1');
-  t.same(storage.store, { defaultReference: 'v1', pollIntervalMs: 30_000, prebuild: ['v1'], maxStalenessMs: 300_000 });
+  t.same(storage.store, { defaultReference: 'v1', pollIntervalMs: 30_000, prebuild: ['v1'], maxStalenessMs: 300_000, ...ONE_REFERENCE });
   const digest = `sha256:${'b'.repeat(64)}`;
   const pinned = ociStorageFromConfig(cfg({ VEXIL_STORAGE_OCI_REPOSITORY: `127.0.0.1:5000/flags@${digest}`, VEXIL_STORAGE_OCI_INSECURE: 'true' }), ctx);
   t.equal(pinned.description, `http://127.0.0.1:5000/flags@${digest}`);
@@ -139,6 +141,7 @@ if (unavailable !== undefined) {
     const client = createRegistryClient(opts.credentials !== undefined ? { credentials: opts.credentials } : {});
     const bundlesDir = opts.bundlesDir ?? tempDir(t);
     const source = createOciSource({
+      ...STATE_LIMITS,
       reference: ref,
       client,
       store: await openBundleStore(bundlesDir),
@@ -146,6 +149,7 @@ if (unavailable !== undefined) {
     });
     const logger: Logger = opts.logger ?? pino({ level: 'silent' });
     const store = createSnapshotStore({
+      ...STORE_DEFAULTS,
       source,
       logger,
       defaultReference: source.name,
@@ -328,19 +332,20 @@ if (unavailable !== undefined) {
 
     // The same reference as before: the bundle store names bundles after the registry host.
     const again = createOciSource({
+      ...STATE_LIMITS,
       reference: first.ref,
       client: createRegistryClient(),
       store: await openBundleStore(first.bundlesDir),
     });
     await first.proxy.close(); // the registry address the bundle was pulled from is gone
-    const store = createSnapshotStore({ source: again, defaultReference: again.name, pollIntervalMs: 3_600_000, maxStalenessMs: 60_000 });
+    const store = createSnapshotStore({ ...STORE_DEFAULTS, source: again, defaultReference: again.name, pollIntervalMs: 3_600_000, maxStalenessMs: 60_000 });
     await store.start();
     t.teardown(() => store.close());
     t.equal(store.get()?.revision, digest, 'served from the local copy');
     t.match(store.status()[0], { reference: 'v1', revision: { id: digest, meta: { at: CREATED } }, lastError: { message: /cannot reach/ } });
 
-    const empty = createOciSource({ reference: first.ref, client: createRegistryClient(), store: await openBundleStore(tempDir(t)) });
-    const cold = createSnapshotStore({ source: empty, defaultReference: empty.name, pollIntervalMs: 3_600_000 });
+    const empty = createOciSource({ ...STATE_LIMITS, reference: first.ref, client: createRegistryClient(), store: await openBundleStore(tempDir(t)) });
+    const cold = createSnapshotStore({ ...STORE_DEFAULTS, source: empty, defaultReference: empty.name, pollIntervalMs: 3_600_000 });
     await t.rejects(cold.start(), { kind: 'unreachable', message: /cannot reach/ }, 'nothing local: start fails with the reason');
   });
 
@@ -423,7 +428,7 @@ if (unavailable !== undefined) {
       loadConfig({ env: { VEXIL_STORAGE_TYPE: 'oci', VEXIL_STORAGE_OCI_REPOSITORY: `${registry.host}/team/flags@${digest}`, VEXIL_STORAGE_OCI_INSECURE: 'true' } }),
       { baseDir: dataDir, dataDir },
     );
-    const store = createSnapshotStore({ source: storage.source, ...storage.store });
+    const store = createSnapshotStore({ ...STORE_DEFAULTS, source: storage.source, ...storage.store });
     await store.start();
     t.teardown(() => store.close());
     t.equal(store.get(digest)?.revision, digest);

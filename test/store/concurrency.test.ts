@@ -13,6 +13,7 @@ import { createLocalSource } from '../../src/sources/local.js';
 import type { Snapshot } from '../../src/model/snapshot.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { nextEvent, tempState, useFixture } from './temp-state.js';
+import { STATE_LIMITS, STORE_DEFAULTS } from '../support/config-defaults.js';
 
 const greeting = (s: Snapshot) => s.namespaces.get('default')?.flags.get('greeting')?.defaultVariant?.key;
 
@@ -22,7 +23,7 @@ const WAVE = 40;
 
 t.test('200+ concurrent evaluations during 20 reloads: no 5xx, no mixed snapshot', async (t) => {
   const dir = tempState(t, 'hello');
-  const store = createSnapshotStore({ source: createLocalSource({ path: dir }), debounceMs: 10 });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source: createLocalSource({ ...STATE_LIMITS, path: dir }), debounceMs: 10 });
   t.teardown(() => store.close());
   await store.start();
 

@@ -10,6 +10,7 @@ import type { StoreEvent } from '../../src/store/types.js';
 import { gitFixture, gitUnavailableReason, greeting, startGitFixture } from '../support/git-fixture.js';
 import { testsNeeding } from '../support/requirements.js';
 import { nextEvent } from './temp-state.js';
+import { STORE_DEFAULTS } from '../support/config-defaults.js';
 
 // Outside CI, every test here skips with the reason when git is missing; under CI it fails.
 const t = testsNeeding(tap, 'git', gitUnavailableReason());
@@ -403,7 +404,7 @@ t.test('the local backend is untouched by the multi-reference logic', async (t) 
     },
   };
   const { createSnapshotStore } = await import('../../src/store/snapshot-store.js');
-  const store = createSnapshotStore({ source });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source });
   t.teardown(() => store.close());
   await store.start();
   await t.rejects(store.resolve('a'.repeat(40)), { code: 5 });

@@ -4,11 +4,13 @@ import t from 'tap';
 import { createLocalSource, LOCAL_REFERENCE } from '../../src/sources/local.js';
 import { readState } from '../../src/store/read-state.js';
 import { fixture, tempState } from './temp-state.js';
+import { STATE_LIMITS } from '../support/config-defaults.js';
 
 async function readFolder(dir: string, maxFileSize?: number) {
-  const source = createLocalSource({ path: dir, ...(maxFileSize !== undefined ? { maxFileSize } : {}) });
+  const source = createLocalSource({ ...STATE_LIMITS, path: dir, ...(maxFileSize !== undefined ? { maxFileSize } : {}) });
   const rev = (await source.refs()).get(LOCAL_REFERENCE)!;
   return readState(await source.files(rev), {
+    ...STATE_LIMITS,
     reference: LOCAL_REFERENCE,
     ...(maxFileSize !== undefined ? { maxFileSize } : {}),
   });
@@ -92,10 +94,10 @@ t.test('storage.max_state_size: counted on the bytes read when a backend knows n
     files: [file('.vexil.yml', 'version: "1.0"\ninclude: ["*.yml"]\n'), file('a.yml', text), file('b.yml', other), file('c.yml', other.replace('other', 'third'))],
   };
   const limit = text.length + other.length; // the index file makes b.yml cross it
-  const r = await readState(fileSet, { reference: 'main', maxStateSize: limit });
+  const r = await readState(fileSet, { ...STATE_LIMITS, reference: 'main', maxStateSize: limit });
   t.notOk(r.snapshot);
   t.match(r.problems, [{ severity: 'error', rule: 'state.too-large', file: 'b.yml', message: new RegExp(`add up to more than ${limit} bytes: b\\.yml`) }]);
   t.equal(reads, 3, 'reading stopped at the file that crossed the limit');
-  const roomy = await readState(fileSet, { reference: 'main', maxStateSize: 1024 * 1024 });
+  const roomy = await readState(fileSet, { ...STATE_LIMITS, reference: 'main', maxStateSize: 1024 * 1024 });
   t.ok(roomy.snapshot, 'the same files within the limit load');
 });

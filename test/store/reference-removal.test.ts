@@ -17,6 +17,7 @@ import type { StoreEvent } from '../../src/store/types.js';
 import { gitFixture, gitUnavailableReason, greeting, startGitFixture } from '../support/git-fixture.js';
 import { createTestRepo, git } from '../support/git-repo.js';
 import { testsNeeding } from '../support/requirements.js';
+import { GIT_SOURCE_DEFAULTS } from '../support/config-defaults.js';
 
 const t = testsNeeding(tap, 'git', gitUnavailableReason());
 
@@ -158,7 +159,7 @@ t.test('a local repository path that disappears fails the listing instead of lis
   const repo = await createTestRepo(t);
   await repo.commit('main', hello());
   await repo.commit('feature', bonjour);
-  const source = createGitSource({ repository: repo.gitdir });
+  const source = createGitSource({ ...GIT_SOURCE_DEFAULTS, repository: repo.gitdir });
   t.same([...(await source.refs()).keys()].sort(), ['feature', 'main']);
   const parked = mkdtempSync(join(tmpdir(), 'vexil-parked-'));
   t.teardown(() => rmSync(parked, { recursive: true, force: true }));

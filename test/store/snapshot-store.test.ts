@@ -11,11 +11,13 @@ import { InvalidStateError } from '../../src/store/invalid-state-error.js';
 import { createSnapshotStore, type ManagedSnapshotStore } from '../../src/store/snapshot-store.js';
 import type { StoreEvent } from '../../src/store/types.js';
 import { FIXTURES, fixture, nextEvent, tempState, useFixture, type Teardown } from './temp-state.js';
+import { STATE_LIMITS, STORE_DEFAULTS } from '../support/config-defaults.js';
+import { ONE_REFERENCE } from '../../src/sources/storage.js';
 
 const greeting = (s: Snapshot | undefined) => s?.namespaces.get('default')?.flags.get('greeting')?.defaultVariant?.key;
 
 function started(t: Teardown, dir: string, opts: { debounceMs?: number; source?: Source } = {}): ManagedSnapshotStore {
-  const store = createSnapshotStore({ source: opts.source ?? createLocalSource({ path: dir }), debounceMs: opts.debounceMs ?? 20 });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source: opts.source ?? createLocalSource({ ...STATE_LIMITS, path: dir }), debounceMs: opts.debounceMs ?? 20 });
   t.teardown(() => store.close());
   return store;
 }
@@ -35,7 +37,7 @@ function capturingLogger() {
 t.test('first build: the default reference is served with its revision and status', async (t) => {
   const dir = tempState(t, 'hello');
   const now = new Date('2026-01-02T03:04:05.000Z');
-  const store = createSnapshotStore({ source: createLocalSource({ path: dir }), now: () => now });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source: createLocalSource({ ...STATE_LIMITS, path: dir }), now: () => now });
   t.teardown(() => store.close());
   t.equal(store.defaultReference, LOCAL_REFERENCE);
   t.equal(store.get(), undefined, 'nothing before start');
@@ -50,7 +52,7 @@ t.test('first build: the default reference is served with its revision and statu
   t.equal(greeting(snap), 'hello');
   t.equal(snap?.reference, LOCAL_REFERENCE);
   t.equal(snap?.builtAt, now.toISOString());
-  const rev = (await createLocalSource({ path: dir }).refs()).get(LOCAL_REFERENCE)!;
+  const rev = (await createLocalSource({ ...STATE_LIMITS, path: dir }).refs()).get(LOCAL_REFERENCE)!;
   t.equal(snap?.revision, rev.id, 'the revision is the source revision');
   t.ok(Object.isFrozen(snap), 'frozen');
   t.equal(store.get(''), snap, 'empty reference = default');
@@ -72,7 +74,7 @@ t.test('first build: the default reference is served with its revision and statu
 
 t.test('invalid initial state: start() throws the located problems and stops watching', async (t) => {
   const dir = tempState(t, 'broken');
-  const store = createSnapshotStore({ source: createLocalSource({ path: dir }) });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source: createLocalSource({ ...STATE_LIMITS, path: dir }) });
   const err = await store.start().catch((e: unknown) => e);
   t.ok(err instanceof InvalidStateError, 'InvalidStateError');
   const problems = (err as InvalidStateError).problems;
@@ -90,8 +92,28 @@ t.test('invalid initial state: start() throws the located problems and stops wat
 
 t.test('a missing state folder fails start()', async (t) => {
   const dir = tempState(t);
-  const store = createSnapshotStore({ source: createLocalSource({ path: join(dir, 'missing') }) });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source: createLocalSource({ ...STATE_LIMITS, path: join(dir, 'missing') }) });
   await t.rejects(store.start(), /does not exist/);
+});
+
+t.test('the one-reference policy vexil serve gives local, oci and object: the reference is served, rebuilt and kept; other names are 404', async (t) => {
+  const dir = tempState(t, 'hello');
+  const store = createSnapshotStore({ ...STATE_LIMITS, ...ONE_REFERENCE, source: createLocalSource({ ...STATE_LIMITS, path: dir }), debounceMs: 20 });
+  t.teardown(() => store.close());
+  await store.start();
+  t.equal(greeting(store.get()), 'hello');
+  const swapped = nextEvent(store, 'swap');
+  useFixture(dir, 'bonjour');
+  t.equal(greeting((await swapped).snapshot), 'bonjour');
+  await store.refresh();
+  await store.refresh();
+  t.equal(greeting(store.get()), 'bonjour', 'an idle TTL of 0 never drops the default reference');
+  t.equal(greeting(await store.resolve(LOCAL_REFERENCE)), 'bonjour');
+  for (const name of ['main', 'c'.repeat(40)]) {
+    const err = await store.resolve(name).catch((e: unknown) => e);
+    t.equal((err as VexilError).code, 5, `"${name.slice(0, 8)}": NotFound, not a capacity refusal`);
+  }
+  t.same(store.status().map((s) => s.reference), [LOCAL_REFERENCE], 'nothing else is kept');
 });
 
 t.test('hot reload: an edit of the real folder is swapped in, atomically', async (t) => {
@@ -114,7 +136,7 @@ t.test('hot reload: an edit of the real folder is swapped in, atomically', async
 t.test('a broken edit keeps the last good snapshot, is reported, and a fix clears it', async (t) => {
   const dir = tempState(t, 'hello');
   const { logger, lines } = capturingLogger();
-  const store = createSnapshotStore({ source: createLocalSource({ path: dir }), logger, debounceMs: 20 });
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source: createLocalSource({ ...STATE_LIMITS, path: dir }), logger, debounceMs: 20 });
   t.teardown(() => store.close());
   await store.start();
   const good = store.get();
@@ -169,7 +191,7 @@ t.test('rapid edits coalesce into few builds, and the last edit wins', async (t)
   const hello = fixture('hello/features.yml').toString();
   for (let i = 0; i < 20; i++) writeFileSync(join(dir, 'features.yml'), `${hello}# edit ${i}\n`);
   useFixture(dir, 'bonjour');
-  const final = (await createLocalSource({ path: dir }).refs()).get(LOCAL_REFERENCE)!.id;
+  const final = (await createLocalSource({ ...STATE_LIMITS, path: dir }).refs()).get(LOCAL_REFERENCE)!.id;
   while (store.get()?.revision !== final) await nextEvent(store, 'swap');
   t.equal(greeting(store.get()), 'bonjour');
   t.ok(swaps.length >= 1 && swaps.length <= 3, `21 writes, ${swaps.length} build(s)`);
@@ -177,7 +199,7 @@ t.test('rapid edits coalesce into few builds, and the last edit wins', async (t)
 
 t.test('builds never overlap, and a change during a build gets one more build', async (t) => {
   const dir = tempState(t, 'hello');
-  const local = createLocalSource({ path: dir });
+  const local = createLocalSource({ ...STATE_LIMITS, path: dir });
   let active = 0;
   let maxActive = 0;
   let builds = 0;

@@ -15,6 +15,7 @@ import type { Snapshot } from '../../src/model/snapshot.js';
 import { createSnapshotStore, type ManagedSnapshotStore, type SnapshotStoreOptions } from '../../src/store/snapshot-store.js';
 import { startGitHttpServer, type GitHttpServer, type GitHttpServerOptions } from './git-http-server.js';
 import { createTestRepo, type Teardown, type TestRepo } from './git-repo.js';
+import { GIT_SOURCE_DEFAULTS, STORE_DEFAULTS } from './config-defaults.js';
 
 export const GIT_FIXTURES = fileURLToPath(new URL('../sources/fixtures/git/', import.meta.url));
 
@@ -64,13 +65,14 @@ export async function startGitFixture(t: Teardown, server: Omit<GitHttpServerOpt
     url,
     cacheDir,
     source(opts = {}) {
-      const s = createGitSource({ repository: url, cacheDir, ...opts });
+      const s = createGitSource({ ...GIT_SOURCE_DEFAULTS, repository: url, cacheDir, ...opts });
       t.teardown(() => s.close?.());
       return s;
     },
     store(opts = {}) {
       const { source, ...rest } = opts;
       const store = createSnapshotStore({
+        ...STORE_DEFAULTS,
         source: source ?? fixture.source(),
         defaultReference: 'main',
         logger: pino({ level: 'silent' }),

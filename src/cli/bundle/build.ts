@@ -26,17 +26,18 @@ export interface BuildOptions {
   readonly bundlesDir: string;
   readonly manifestVersion: ManifestVersion;
   readonly maxFileSize: number;
+  readonly maxStateSize: number;
   /** RFC 3339; recorded as the manifest's org.opencontainers.image.created. */
   readonly created: string;
 }
 
 export async function buildCommand(opts: BuildOptions, io: CliIO): Promise<number> {
   const display = displayDir(opts.dir);
-  const source = createLocalSource({ path: resolve(io.cwd, opts.dir), maxFileSize: opts.maxFileSize });
+  const source = createLocalSource({ path: resolve(io.cwd, opts.dir), maxFileSize: opts.maxFileSize, maxStateSize: opts.maxStateSize });
   const rev = (await source.refs()).get(LOCAL_REFERENCE);
   if (rev === undefined) throw new Error(`no state in ${display}`);
   const fileSet = readOnce(await source.files(rev));
-  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, maxFileSize: opts.maxFileSize, testContexts: false });
+  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, maxFileSize: opts.maxFileSize, maxStateSize: opts.maxStateSize, testContexts: false });
 
   const problems = result.problems.map((p) => ({ ...p, file: displayPath(display, p.file) }));
   if (problems.length > 0) {

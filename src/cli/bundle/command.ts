@@ -154,6 +154,7 @@ async function build(nameText: string, dir: string, settings: BundleSettings, io
       bundlesDir: settings.bundlesDir,
       manifestVersion: settings.manifestVersion,
       maxFileSize: settings.maxFileSize,
+      maxStateSize: settings.maxStateSize,
       created: createdAt(deps),
     },
     io,

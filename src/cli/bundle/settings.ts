@@ -27,6 +27,7 @@ export interface BundleSettings {
   readonly bundlesDir: string;
   readonly manifestVersion: ManifestVersion;
   readonly maxFileSize: number;
+  readonly maxStateSize: number;
   readonly insecure: boolean;
   readonly credentials?: RegistryCredentials;
 }
@@ -57,6 +58,7 @@ export function resolveSettings(flags: BundleFlags, cwd: string, env: NodeJS.Pro
     bundlesDir,
     manifestVersion,
     maxFileSize: config.storage.max_file_size,
+    maxStateSize: config.storage.max_state_size,
     insecure: flags.insecure === true || oci.insecure,
     ...(credentials !== undefined ? { credentials } : {}),
   };

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { existsSync } from 'node:fs';
 import git from 'isomorphic-git';
 import { atomicFs } from '../../sources/git/atomic-fs.js';
+import { defaultStateLimits, schemaDefault } from '../../config/defaults.js';
 import { createGitSource } from '../../sources/git/source.js';
 import { readState } from '../../store/read-state.js';
 import type { SourceFile } from '../../sources/types.js';
@@ -58,11 +59,19 @@ export async function resolveRevision(repoPath: string, name: string): Promise<s
 
 export async function loadRevision(repoPath: string, name: string, directory?: string): Promise<LoadedSide> {
   const commit = await resolveRevision(repoPath, name);
-  const source = createGitSource({ repository: repoPath, ...(directory !== undefined ? { directory } : {}) });
+  const limits = defaultStateLimits();
+  const source = createGitSource({
+    repository: repoPath,
+    ...(directory !== undefined ? { directory } : {}),
+    maxFileSize: limits.maxFileSize,
+    // A local repository path: nothing is fetched, so these two have no effect; the source takes them.
+    ref: schemaDefault(['storage', 'git', 'ref']) as string,
+    maxFetchSize: schemaDefault(['storage', 'git', 'max_fetch_size']) as number,
+  });
   const rev = await source.lookup(commit);
   if (rev === undefined) throw new Error(`commit ${commit} is not in ${repoPath}`);
   const fileSet = await source.files({ ...rev, ref: name });
-  const result = await readState(fileSet, { reference: name, revision: commit });
+  const result = await readState(fileSet, { reference: name, revision: commit, ...limits });
   const problems = result.problems.map((p) => ({ ...p, file: `${name}:${p.file}` }));
   return { name, ...(result.snapshot ? { snapshot: result.snapshot } : {}), problems, files: fileSet.files };
 }

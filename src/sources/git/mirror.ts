@@ -47,14 +47,11 @@ export interface MirrorOptions {
   readonly hasCredentials: boolean;
   /** Compact when a fetch leaves more pack files than this (default 40). */
   readonly maxPacks?: number;
-  /** Bytes one fetch may receive (default DEFAULT_MAX_FETCH_SIZE). */
-  readonly maxFetchSize?: number;
+  /** `storage.git.max_fetch_size`: bytes one fetch may receive. */
+  readonly maxFetchSize: number;
   /** Where a damaged cache found and replaced is reported. */
   readonly logger?: SourceLogger;
 }
-
-/** Default of `storage.git.max_fetch_size`. */
-export const DEFAULT_MAX_FETCH_SIZE = 1024 * 1024 * 1024;
 
 /**
  * The largest object a fetch inflates whole to resolve deltas (a delta, its base or its result).
@@ -195,7 +192,7 @@ export async function openMirror(opts: MirrorOptions): Promise<Mirror> {
     packFetchingHttp({
       http: opts.http,
       gitdir: into,
-      maxFetchSize: opts.maxFetchSize ?? DEFAULT_MAX_FETCH_SIZE,
+      maxFetchSize: opts.maxFetchSize,
       maxObjectSize: MAX_DELTA_OBJECT_SIZE,
       // A ref-delta's base we already hold (servers send thin packs only when asked; kept for safety).
       externalBase: async (oid) => {

@@ -4,7 +4,7 @@
  * holding the same bytes at the same path shares one parsed document in the store's parse cache.
  */
 import git from 'isomorphic-git';
-import { DEFAULT_MAX_FILE_SIZE, FileRefusedError, tooLarge } from '../file-refused.js';
+import { FileRefusedError, tooLarge } from '../file-refused.js';
 import type { Revision, SourceFile } from '../types.js';
 import type { ObjectDb } from './object-db.js';
 import { readObjectHeader, type StoredObject } from './object-header.js';
@@ -51,13 +51,20 @@ export async function hasCommit(db: ObjectDb, oid: string): Promise<boolean> {
   return true;
 }
 
+/**
+ * The largest tag or commit object read to peel a reference or describe a revision. A bound on
+ * hostile input, not a user setting (`storage.max_file_size` bounds the state files): real commit
+ * and tag objects are a few KiB.
+ */
+const MAX_COMMIT_OBJECT_SIZE = 8 * 1024 * 1024;
+
 /** Follows annotated tags to the object they name (only tags are read). */
 export async function peel(db: ObjectDb, oid: string): Promise<string> {
   let at = oid;
   for (let i = 0; i < 10; i++) {
     const stored = await checkObject(db, at, undefined, Number.POSITIVE_INFINITY);
     if (stored.type !== 'tag') return at;
-    await checkObject(db, at, 'tag', DEFAULT_MAX_FILE_SIZE);
+    await checkObject(db, at, 'tag', MAX_COMMIT_OBJECT_SIZE);
     at = (await git.readTag({ fs: fsOf(db), gitdir: db.gitdir, oid: at, cache: db.cache })).tag.object;
   }
   return at;
@@ -65,7 +72,7 @@ export async function peel(db: ObjectDb, oid: string): Promise<string> {
 
 /** `Name <email>`, the message without its trailing newline, and the commit time (RFC 3339). */
 export async function revisionMeta(db: ObjectDb, oid: string): Promise<NonNullable<Revision['meta']>> {
-  await checkObject(db, oid, 'commit', DEFAULT_MAX_FILE_SIZE);
+  await checkObject(db, oid, 'commit', MAX_COMMIT_OBJECT_SIZE);
   const { commit } = await git.readCommit({ fs: fsOf(db), gitdir: db.gitdir, oid, cache: db.cache });
   return {
     author: `${commit.author.name} <${commit.author.email}>`,
@@ -94,7 +101,7 @@ export function normalizeDirectory(directory: string | undefined): string {
  * reach); submodules are skipped. No object over `maxFileSize` is inflated: a larger blob is
  * refused when read (a located problem), a larger commit or tree fails the listing.
  */
-export async function listFiles(db: ObjectDb, commit: string, directory: string, maxFileSize = DEFAULT_MAX_FILE_SIZE): Promise<SourceFile[]> {
+export async function listFiles(db: ObjectDb, commit: string, directory: string, maxFileSize: number): Promise<SourceFile[]> {
   const fs = fsOf(db);
   const { gitdir } = db;
   const readTree = async (oid: string) => {

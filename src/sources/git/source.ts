@@ -37,8 +37,8 @@ export { GitOptionsError, parseRepository } from './options.js';
 export interface GitSourceOptions {
   /** An http(s) URL or a local repository path (SSH is refused: GitOptionsError). */
   readonly repository: string;
-  /** The default reference: its commit is what a new ref's fetch says we already have. */
-  readonly ref?: string;
+  /** `storage.git.ref`, the default reference: its commit is what a new ref's fetch says we already have. */
+  readonly ref: string;
   /** Sub-folder holding the state. */
   readonly directory?: string;
   /** Where the bare mirror lives (http(s) repositories only). */
@@ -52,9 +52,9 @@ export interface GitSourceOptions {
   /** The mirror is compacted (fetched whole again) when it holds more pack files than this (default 40). */
   readonly maxPacks?: number;
   /** `storage.max_file_size`: no object larger is inflated (a larger file is a located problem). */
-  readonly maxFileSize?: number;
-  /** `storage.git.max_fetch_size`: bytes one fetch may receive (default 1 GiB). */
-  readonly maxFetchSize?: number;
+  readonly maxFileSize: number;
+  /** `storage.git.max_fetch_size`: bytes one fetch may receive. */
+  readonly maxFetchSize: number;
   /** Where a damaged cache found and replaced is reported. */
   readonly logger?: SourceLogger;
 }
@@ -87,7 +87,7 @@ export interface GitSource extends Source {
 export function createGitSource(opts: GitSourceOptions): GitSource {
   const location: RepositoryLocation = parseRepository(opts.repository);
   const directory = normalizeDirectory(opts.directory);
-  const defaultRef = opts.ref ?? 'main';
+  const defaultRef = opts.ref;
   if (location.kind === 'path') return pathSource(location.path, opts, directory);
   // user:password in the URL is basic auth (never kept in the URL: it would end up in logs).
   const withAuth = opts.auth === undefined && location.basic !== undefined ? { ...opts, auth: { basic: location.basic } } : opts;
@@ -100,7 +100,7 @@ function toRevisions(listed: Map<string, ListedRef>): Map<string, Revision> {
   return out;
 }
 
-async function fileSet(db: ObjectDb, rev: Revision, directory: string, maxFileSize: number | undefined): Promise<FileSet> {
+async function fileSet(db: ObjectDb, rev: Revision, directory: string, maxFileSize: number): Promise<FileSet> {
   const meta = await revisionMeta(db, rev.id);
   const files = await listFiles(db, rev.id, directory, maxFileSize);
   return { revision: { id: rev.id, ref: rev.ref, meta }, files };
@@ -127,7 +127,7 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
       headers,
       hasCredentials: withCredentials,
       ...(opts.maxPacks !== undefined ? { maxPacks: opts.maxPacks } : {}),
-      ...(opts.maxFetchSize !== undefined ? { maxFetchSize: opts.maxFetchSize } : {}),
+      maxFetchSize: opts.maxFetchSize,
       ...(opts.logger !== undefined ? { logger: opts.logger } : {}),
     }).then(
       (m) => (opened = m),

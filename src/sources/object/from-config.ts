@@ -6,7 +6,7 @@
 import { ConfigError, type ConfigProblem } from '../../config/errors.js';
 import type { Config, ObjectStorageConfig } from '../../config/types.js';
 import { createObjectSource, OBJECT_REFERENCE, type ObjectSource } from './source.js';
-import type { Storage, StorageContext } from '../storage.js';
+import { ONE_REFERENCE, type Storage, type StorageContext } from '../storage.js';
 import type { ObjectProvider } from './provider.js';
 import { createS3Provider } from './s3.js';
 
@@ -88,6 +88,7 @@ export function objectStorageFromConfig(config: Config, _ctx: StorageContext): O
       pollIntervalMs: object.s3.poll_interval,
       prebuild: [OBJECT_REFERENCE],
       maxStalenessMs: object.s3.max_staleness,
+      ...ONE_REFERENCE,
     },
     description,
   };

@@ -15,7 +15,6 @@
  *   store refuses the revision from those sizes).
  */
 import { createHash } from 'node:crypto';
-import { DEFAULT_MAX_FILE_SIZE, DEFAULT_MAX_STATE_SIZE } from '../file-refused.js';
 import { INDEX_FILE_NAMES, selectStateFiles, type StateFile } from '../../state/load.js';
 import type { ObjectEntry, ObjectProvider } from './provider.js';
 import type { FileSet, Revision, Source, SourceFile } from '../types.js';
@@ -31,12 +30,12 @@ export interface ObjectSourceOptions {
   readonly description: string;
   /** Default OBJECT_REFERENCE. */
   readonly referenceName?: string;
-  /** Objects larger than this are not downloaded ahead (the store refuses them by size). Default 8 MiB. */
-  readonly maxFileSize?: number;
+  /** `storage.max_file_size`: objects larger are not downloaded ahead (the store refuses them by size). */
+  readonly maxFileSize: number;
   /** Downloads in flight at once (default 8). */
   readonly concurrency?: number;
-  /** State files adding up to more than this are not downloaded ahead (the store refuses them by size). Default 64 MiB. */
-  readonly maxStateSize?: number;
+  /** `storage.max_state_size`: state files adding up to more are not downloaded ahead (the store refuses them by size). */
+  readonly maxStateSize: number;
 }
 
 export interface ObjectSourceStats {
@@ -67,8 +66,7 @@ const LISTINGS_KEPT = 2;
 export function createObjectSource(opts: ObjectSourceOptions): ObjectSource {
   const { provider, description } = opts;
   const reference = opts.referenceName ?? OBJECT_REFERENCE;
-  const maxFileSize = opts.maxFileSize ?? DEFAULT_MAX_FILE_SIZE;
-  const maxStateSize = opts.maxStateSize ?? DEFAULT_MAX_STATE_SIZE;
+  const { maxFileSize, maxStateSize } = opts;
   const concurrency = Math.max(1, opts.concurrency ?? 8);
   const listings = new Map<string, Listing>();
   /** key → bytes of the object with that ETag. */

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../../config/errors.js';
 import type { Config } from '../../config/types.js';
 import { createOciSource } from './source.js';
-import type { Storage, StorageContext } from '../storage.js';
+import { ONE_REFERENCE, type Storage, type StorageContext } from '../storage.js';
 import { lazyBundleStore } from './bundle-store.js';
 import { formatOciReference, parseOciReference, referenceName } from './reference.js';
 import { createRegistryClient } from './registry-client.js';
@@ -59,6 +59,7 @@ export function ociStorageFromConfig(config: Config, ctx: StorageContext): Stora
       pollIntervalMs: oci.poll_interval,
       prebuild: [name],
       maxStalenessMs: oci.max_staleness,
+      ...ONE_REFERENCE,
     },
     description: formatOciReference(reference),
   };

@@ -34,9 +34,9 @@ export interface OciSourceOptions {
    * `storage.max_file_size`: a layer the manifest says is larger is not downloaded (the store
    * reports it as a located problem from its size), and such a bundle is not tagged locally.
    */
-  readonly maxFileSize?: number;
+  readonly maxFileSize: number;
   /** `storage.max_state_size`: layers adding up to more are not downloaded (the store refuses them from their sizes). */
-  readonly maxStateSize?: number;
+  readonly maxStateSize: number;
 }
 
 /**
@@ -129,11 +129,11 @@ export function createOciSource(opts: OciSourceOptions): OciSource {
       }
       const config = read.manifest.config;
       if (config.size > MAX_BUNDLE_CONFIG_SIZE) return { revision: revision(rev.id), files: [], problems: [configTooLarge(config)] };
-      const fits = (d: Descriptor) => opts.maxFileSize === undefined || d.size <= opts.maxFileSize;
+      const fits = (d: Descriptor) => d.size <= opts.maxFileSize;
       const layers = read.layers.map((l) => l.descriptor);
       const fitting = layers.filter(fits);
       const stateSize = fitting.reduce((sum, d) => sum + d.size, 0);
-      const withinState = opts.maxStateSize === undefined || stateSize <= opts.maxStateSize;
+      const withinState = stateSize <= opts.maxStateSize;
       const needed: Descriptor[] = [config, ...(withinState ? fitting : [])];
       await inBatches(needed, concurrency, ensureBlob);
       // Tagged only once every blob is local: the store never names a bundle it cannot serve.

@@ -12,13 +12,14 @@ import { readState } from '../../../src/store/read-state.js';
 import type { Snapshot } from '../../../src/model/snapshot.js';
 import { constraintText, decisionText, resultFields, traceSteps } from '../../../src/ui/lib/explain-text.js';
 import type { ExplainResponse } from '../../../src/ui/types.js';
+import { STATE_LIMITS } from '../../support/config-defaults.js';
 
 const EXAMPLES = fileURLToPath(new URL('../../../examples/', import.meta.url));
 
 async function examples(): Promise<Snapshot> {
-  const source = createLocalSource({ path: EXAMPLES });
+  const source = createLocalSource({ ...STATE_LIMITS, path: EXAMPLES });
   const rev = (await source.refs()).get(LOCAL_REFERENCE)!;
-  const result = await readState(await source.files(rev), { reference: LOCAL_REFERENCE });
+  const result = await readState(await source.files(rev), { ...STATE_LIMITS, reference: LOCAL_REFERENCE });
   if (result.snapshot === undefined) throw new Error(JSON.stringify(result.problems));
   return result.snapshot;
 }
