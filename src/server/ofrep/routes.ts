@@ -4,7 +4,16 @@
  *
  *   GET  /ofrep/v1/configuration          what the provider may assume (ofrep/configuration.ts)
  *   POST /ofrep/v1/evaluate/flags/{key}   one flag: {"context": {...}} (ofrep/request.ts)
- *   POST /ofrep/v1/evaluate/flags         several flags, with ETag / If-None-Match (ofrep/bulk.ts)
+ *   POST /ofrep/v1/evaluate/flags         several flags, with ETag / If-None-Match (ofrep/bulk.ts),
+ *                                         and `eventStreams` (ofrep/event-streams.ts; the stream
+ *                                         itself is served by streams/routes.ts)
+ *
+ * A bulk request a change event triggered carries `?flagConfigEtag=<the event's ETag>` (OFREP
+ * ADR-0008). It is 304 when If-None-Match names the current answer and the event announced the
+ * state served here (the namespace's ETag); when the event named another state (the client heard
+ * it from a replica or worker that is ahead or behind), the answer is sent in full rather than a
+ * 304 that would say "what you were told of is what you have". `flagConfigLastModified` is not
+ * used (vexil's events carry none).
  *
  * The namespace is the `X-Svc-Namespace` / `X-Flipt-Namespace` header (default `default`), as the
  * body has no place for it. The reference: the `X-Svc-Reference` / `X-Flipt-Reference` header,
@@ -27,6 +36,8 @@ import { ofrepConfiguration } from './configuration.js';
 import { bulkEtag } from './etag.js';
 import { evaluatedFlagText } from './answer.js';
 import { parseOfrepBulkRequest, parseOfrepRequest } from './request.js';
+import { eventStreamsText } from './event-streams.js';
+import { snapshotEtag } from '../client-snapshot/served.js';
 import { ofrepNamespace, ofrepReference, referenceFailure } from './target.js';
 import { requestBody } from '../../http/request-body.js';
 import { sendJson, sendJsonText } from '../../http/respond.js';
@@ -35,7 +46,7 @@ import { readSnapshot } from '../pipeline/read-snapshot.js';
 export interface OfrepRoutesDeps {
   store: SnapshotStore;
   metrics: ServerMetrics;
-  config: Pick<Config, 'storage' | 'environments'>;
+  config: Pick<Config, 'storage' | 'environments'> & { server: Pick<Config['server'], 'max_streams' | 'stream_inactivity_delay'> };
 }
 
 export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesDeps): void {
@@ -43,10 +54,11 @@ export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesD
   const configuration = ofrepConfiguration(config.storage);
 
   const namespaceKeyOf = (ctx: AppRouterContext) => ofrepNamespace(ctx.req.headers);
+  const referenceOf = (ctx: AppRouterContext) => ofrepReference(ctx.req.headers, ctx.state.query, config.environments);
   /** The request's snapshot; an unknown reference or environment is no missing flag (GENERAL). */
   const snapshotOf = async (ctx: AppRouterContext) => {
     try {
-      return await readSnapshot(ctx, store, ofrepReference(ctx.req.headers, ctx.state.query, config.environments));
+      return await readSnapshot(ctx, store, referenceOf(ctx));
     } catch (err) {
       throw referenceFailure(err);
     }
@@ -68,11 +80,29 @@ export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesD
     const snapshot = await snapshotOf(ctx);
     const ns = bulkNamespace(snapshot, namespaceKey);
     const etag = bulkEtag(snapshot, ns, req);
+    const stateEtag = snapshotEtag(snapshot.reference, ns);
     ctx.set('ETag', etag);
-    if (ifNoneMatchHits(ctx.req.headers['if-none-match'], etag)) {
+    const announced = ctx.state.query.get('flagConfigEtag');
+    const announcedServed = announced === undefined || bareEtag(announced) === stateEtag;
+    if (announcedServed && ifNoneMatchHits(ctx.req.headers['if-none-match'], etag)) {
       ctx.status = 304;
       return;
     }
-    send(ctx, bulkText(snapshot, ns, req, metrics));
+    const streams =
+      config.server.max_streams > 0
+        ? eventStreamsText({
+            reference: (referenceOf(ctx) ?? '') === '' ? undefined : snapshot.reference,
+            namespace: ns.key,
+            etag: stateEtag,
+            inactivityDelayMs: config.server.stream_inactivity_delay,
+          })
+        : undefined;
+    send(ctx, bulkText(snapshot, ns, req, metrics, streams));
   });
+}
+
+/** An entity tag as sent (`W/"x"`, `"x"` or `x`) without its quotes and weakness mark. */
+function bareEtag(tag: string): string {
+  const strong = tag.startsWith('W/') ? tag.slice(2) : tag;
+  return strong.length >= 2 && strong.startsWith('"') && strong.endsWith('"') ? strong.slice(1, -1) : strong;
 }
