@@ -54,6 +54,7 @@ interface Harness {
   /** The namespace's snapshot ETag (the state the events name). */
   stateEtag(ns: string): Promise<string>;
   edit(file: string, edition: number | string): Promise<void>;
+  metric(name: string): Promise<string>;
 }
 
 function nextSwap(store: SnapshotStore): Promise<StoreEvent> {
@@ -100,6 +101,7 @@ async function start(t: Test, server: Partial<Config['server']> = {}): Promise<H
     async stateEtag(ns) {
       return (await call(`${http.url}${SNAPSHOT(ns)}`)).headers.get('etag')!;
     },
+    metric: (name) => http.app.vexil.metrics.registry.getSingleMetricAsString(name),
     async edit(file, edition) {
       const path = join(dir, file);
       const swapped = nextSwap(store);
@@ -207,8 +209,9 @@ t.test('the stream: connected, nothing while the state is the advertised one, re
   const quoted = await s.bulk({ query: `?flagConfigEtag=${encodeURIComponent(`"${etag}"`)}`, ifNoneMatch: refetch.etag! });
   t.equal(quoted.status, 304, 'a quoted flagConfigEtag is the same tag');
   const other = await s.bulk({ query: `?flagConfigEtag=${'0'.repeat(40)}`, ifNoneMatch: refetch.etag! });
-  t.equal(other.status, 200, 'told of a state not served here: the answer in full, not a 304');
+  t.equal(other.status, 200, 'told of a state never served here: after the bounded wait, the answer in full, not a 304');
   t.same(other.body!.flags, refetch.body!.flags);
+  t.match(await s.metric('vexil_ofrep_refetch_waits_total'), /outcome="timeout"} 1/, 'the wait timed out');
   const plain = await s.bulk({ ifNoneMatch: refetch.etag! });
   t.equal(plain.status, 304, 'without flagConfigEtag: If-None-Match alone, as before');
 
@@ -217,6 +220,51 @@ t.test('the stream: connected, nothing while the state is the advertised one, re
   await stream.until(() => stream.events.length >= 2);
   const etag2 = await s.stateEtag('default');
   t.same(stream.events[1], { event: 'message', id: etag2, data: refetchData(etag2) });
+});
+
+/** Resolves once `check()` holds, looking again after each event-loop turn (no timing asserted). */
+async function eventually(check: () => boolean | Promise<boolean>): Promise<void> {
+  while (!(await check())) await new Promise((r) => setTimeout(r, 5));
+}
+
+const waiting = async (s: Harness) => Number(/vexil_ofrep_refetches_waiting (\d+)/.exec(await s.metric('vexil_ofrep_refetches_waiting'))?.[1] ?? 0);
+
+t.test('a refetch that reaches a replica behind the one that told the client waits for that replica to serve the announced state', async (t) => {
+  // Two replicas serving copies of the same folder: the same content, the same ETags.
+  const ahead = await start(t);
+  const behind = await start(t);
+  const first = await behind.bulk();
+  const before = behind.store.get()!.revision;
+  // The client listens on one replica (a load balancer chose it) ...
+  const stream = await ahead.listen(first.body!.eventStreams![0]!.endpoint!.requestUri);
+  await stream.until(() => stream.comments.includes('connected'));
+  await ahead.edit('features.yml', 'pushed');
+  await stream.until(() => stream.events.length === 1, 'told by the replica that has the change');
+  const announced = stream.events[0]!.id!;
+
+  // ... and its refetch reaches the other, which has not loaded the change yet.
+  const refetch = behind.bulk({ query: `?flagConfigEtag=${announced}`, ifNoneMatch: first.etag! });
+  await eventually(async () => (await waiting(behind)) === 1);
+  t.equal(behind.store.get()!.revision, before, 'still the old state here while the refetch waits');
+  await behind.edit('features.yml', 'pushed');
+  const res = await refetch;
+  t.equal(res.status, 200, 'not a 304 for the old state');
+  t.equal(res.body!.metadata!.version, behind.store.get()!.revision, 'answered from the state the event announced');
+  t.not(res.body!.metadata!.version, before);
+  t.equal(new URL(res.body!.eventStreams![0]!.endpoint!.requestUri, behind.url).searchParams.get('since'), announced);
+  t.match(await behind.metric('vexil_ofrep_refetch_waits_total'), /outcome="served"} 1/);
+  t.equal(await waiting(behind), 0);
+});
+
+t.test('at most server.max_streams refetches wait at once; the others are answered at once', async (t) => {
+  const s = await start(t, { max_streams: 1 });
+  const bogus = `?flagConfigEtag=${'e'.repeat(40)}`;
+  const first = s.bulk({ query: bogus });
+  await eventually(async () => (await waiting(s)) === 1);
+  const second = await s.bulk({ query: bogus });
+  t.equal(second.status, 200, 'answered from what is served');
+  t.match(await s.metric('vexil_ofrep_refetch_waits_total'), /outcome="refused"} 1/);
+  t.equal((await first).status, 200);
 });
 
 t.test('since and Last-Event-ID: a stream opened after the state moved on is told at once; a current one is not', async (t) => {

@@ -9,11 +9,13 @@
  *                                         itself is served by streams/routes.ts)
  *
  * A bulk request a change event triggered carries `?flagConfigEtag=<the event's ETag>` (OFREP
- * ADR-0008). It is 304 when If-None-Match names the current answer and the event announced the
- * state served here (the namespace's ETag); when the event named another state (the client heard
- * it from a replica or worker that is ahead or behind), the answer is sent in full rather than a
- * 304 that would say "what you were told of is what you have". `flagConfigLastModified` is not
- * used (vexil's events carry none).
+ * ADR-0008). When that is not the state served here (the namespace's ETag), the client heard of it
+ * from a replica or worker that loaded it first: the request waits for this process to serve it
+ * (ofrep/announced-state.ts, bounded) and is answered from it. It is 304 when If-None-Match names
+ * the current answer and the announced state is the one served; otherwise (the state never came:
+ * an older one, or a made-up tag) the answer is sent in full rather than a 304 that would say
+ * "what you were told of is what you have". `flagConfigLastModified` is not used (vexil's events
+ * carry none).
  *
  * The namespace is the `X-Svc-Namespace` / `X-Flipt-Namespace` header (default `default`), as the
  * body has no place for it. The reference: the `X-Svc-Reference` / `X-Flipt-Reference` header,
@@ -37,6 +39,7 @@ import { bulkEtag } from './etag.js';
 import { evaluatedFlagText } from './answer.js';
 import { parseOfrepBulkRequest, parseOfrepRequest } from './request.js';
 import { eventStreamsText } from './event-streams.js';
+import { createAnnouncedStateWaiter } from './announced-state.js';
 import { snapshotEtag } from '../client-snapshot/served.js';
 import { ofrepNamespace, ofrepReference, referenceFailure } from './target.js';
 import { requestBody } from '../../http/request-body.js';
@@ -52,6 +55,8 @@ export interface OfrepRoutesDeps {
 export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesDeps): void {
   const { store, metrics, config } = deps;
   const configuration = ofrepConfiguration(config.storage);
+  // As many refetches may wait as clients can be told at once.
+  const announcedStates = createAnnouncedStateWaiter({ store, maxWaiting: config.server.max_streams, registry: metrics.registry });
 
   const namespaceKeyOf = (ctx: AppRouterContext) => ofrepNamespace(ctx.req.headers);
   const referenceOf = (ctx: AppRouterContext) => ofrepReference(ctx.req.headers, ctx.state.query, config.environments);
@@ -77,13 +82,23 @@ export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesD
   router.post('/ofrep/v1/evaluate/flags', async (ctx) => {
     const req = parseOfrepBulkRequest(await requestBody(ctx));
     const namespaceKey = namespaceKeyOf(ctx);
-    const snapshot = await snapshotOf(ctx);
-    const ns = bulkNamespace(snapshot, namespaceKey);
+    let snapshot = await snapshotOf(ctx);
+    let ns = bulkNamespace(snapshot, namespaceKey);
+    let stateEtag = snapshotEtag(snapshot.reference, ns);
+    const flagConfigEtag = ctx.state.query.get('flagConfigEtag');
+    const announced = flagConfigEtag === undefined ? undefined : bareEtag(flagConfigEtag);
+    if (announced !== undefined && announced !== stateEtag) {
+      const later = await announcedStates.wait(snapshot.reference, ns.key, announced);
+      if (later !== undefined) {
+        snapshot = later;
+        ctx.state.snapshot = later; // the revision header names what is answered
+        ns = bulkNamespace(snapshot, namespaceKey);
+        stateEtag = snapshotEtag(snapshot.reference, ns);
+      }
+    }
     const etag = bulkEtag(snapshot, ns, req);
-    const stateEtag = snapshotEtag(snapshot.reference, ns);
     ctx.set('ETag', etag);
-    const announced = ctx.state.query.get('flagConfigEtag');
-    const announcedServed = announced === undefined || bareEtag(announced) === stateEtag;
+    const announcedServed = announced === undefined || announced === stateEtag;
     if (announcedServed && ifNoneMatchHits(ctx.req.headers['if-none-match'], etag)) {
       ctx.status = 304;
       return;
