@@ -66,6 +66,19 @@ t.test('a token required; scoped tokens stream their namespace; no token in the 
 
   const opened = await startAuthServer(t, { yaml: config('15s', '  exclude:\n    evaluation: true\n') });
   t.equal((await open(opened, t, events('default'), {})).status, 200, 'exclude.evaluation: open');
+  const openBulk = await request(`${opened.url}/ofrep/v1/evaluate/flags`, { headers: { Origin: 'https://app.example' }, body: { context: {} } });
+  t.ok('eventStreams' in (openBulk.body as object), 'exclude.evaluation: a browser gets eventStreams (its EventSource needs no credential)');
+});
+
+t.test('a browser that authenticates with an Authorization header gets no eventStreams: its EventSource could not send it', async (t) => {
+  const s = await startAuthServer(t, { yaml: config('15s') });
+  const boot = bootstrapTokenFrom(s.logs)!;
+  const bulk = (headers: Record<string, string>) => request(`${s.url}/ofrep/v1/evaluate/flags`, { token: boot, headers, body: { context: {} } });
+  const browser = await bulk({ Origin: 'https://app.example' });
+  t.equal(browser.status, 200);
+  t.notOk('eventStreams' in (browser.body as object), 'a browser (Origin) with a bearer token: none, so the provider keeps its own change detection');
+  const server = await bulk({});
+  t.ok('eventStreams' in (server.body as object), 'no Origin (a server-side or mobile client, which can send the header on its stream): advertised');
 });
 
 t.test('a token deleted while streaming ends the OFREP stream at the next heartbeat', async (t) => {

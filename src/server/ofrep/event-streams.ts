@@ -16,9 +16,13 @@
  * - `inactivityDelaySec`: `server.stream_inactivity_delay` in whole seconds (at least 1, as the
  *   spec requires): how long a hidden tab keeps its stream before closing it; the provider
  *   reconnects and refetches when the tab is shown again.
- * - Absent when streaming is off (`server.max_streams` 0): the provider falls back to what it is
+ * - Absent when streaming is off (`server.max_streams` 0), and for a browser's request (it has an
+ *   `Origin` header) that authenticated with an `Authorization` header: the browser's EventSource
+ *   cannot send that header, so its stream would only ever be refused (401), and the provider
+ *   would retry it forever. Without `eventStreams` the provider falls back to what it is
  *   configured to do (polling, or refetching on context changes only).
  */
+import type { IncomingHttpHeaders } from 'node:http';
 import { quote } from '../../http/json-text.js';
 
 /** The stream's route (registered in streams/routes.ts, beside the other streams). */
@@ -32,6 +36,14 @@ export interface EventStreamsOptions {
   readonly etag: string;
   /** `server.stream_inactivity_delay`, ms. */
   readonly inactivityDelayMs: number;
+}
+
+/**
+ * Whether a client that made this request can open the stream: false for a browser (an `Origin`
+ * header) whose request was authenticated by its `Authorization` header.
+ */
+export function streamReachable(headers: IncomingHttpHeaders, authenticated: boolean): boolean {
+  return !(authenticated && headers.authorization !== undefined && headers.origin !== undefined);
 }
 
 /** The path and query of the namespace's event stream. */

@@ -38,7 +38,7 @@ import { ofrepConfiguration } from './configuration.js';
 import { bulkEtag } from './etag.js';
 import { evaluatedFlagText } from './answer.js';
 import { parseOfrepBulkRequest, parseOfrepRequest } from './request.js';
-import { eventStreamsText } from './event-streams.js';
+import { eventStreamsText, streamReachable } from './event-streams.js';
 import { createAnnouncedStateWaiter } from './announced-state.js';
 import { snapshotEtag } from '../client-snapshot/served.js';
 import { ofrepNamespace, ofrepReference, referenceFailure } from './target.js';
@@ -104,7 +104,7 @@ export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesD
       return;
     }
     const streams =
-      config.server.max_streams > 0
+      config.server.max_streams > 0 && streamReachable(ctx.req.headers, ctx.state.authentication !== undefined)
         ? eventStreamsText({
             reference: (referenceOf(ctx) ?? '') === '' ? undefined : snapshot.reference,
             namespace: ns.key,
