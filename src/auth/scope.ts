@@ -109,6 +109,12 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
     return { public: false, section: 'evaluation', namespace: ns !== undefined ? { from: 'path', namespace: ns } : NONE, self: false };
   }
   if (path === '/ofrep' || path.startsWith('/ofrep/')) {
+    // OFREP's change events of one namespace: /ofrep/v1/namespaces/{namespace}/events (an
+    // EventSource sends no headers, so the namespace is in the path, as on the other streams).
+    if (segments[2] === 'v1' && segments[3] === 'namespaces' && segments[5] === 'events' && segments.length === 6) {
+      const ns = decodeSegment(segments[4]!);
+      return { public: false, section: 'evaluation', namespace: ns !== undefined ? { from: 'path', namespace: ns } : NONE, self: false };
+    }
     // OFREP is evaluation (`exclude.evaluation` opens it). Flipt refuses namespace-scoped tokens
     // here; vexil lets one through when the namespace header names its namespace.
     return { public: false, section: 'evaluation', namespace: { from: 'header' }, self: false };

@@ -21,6 +21,8 @@ export interface Config {
     max_streams: number;
     /** ms between heartbeats on an idle stream (default 15s; 0 = none). */
     stream_heartbeat_interval: number;
+    /** ms a hidden page's OFREP provider keeps its event stream (default 2m; OFREP inactivityDelaySec). */
+    stream_inactivity_delay: number;
     /** Bytes a stream may have waiting for a slow client before it is dropped (default 1 MiB). */
     stream_buffer_limit: number;
     /** ms an idle keep-alive connection stays open (default 65s: above load balancers' 60 s). */

@@ -113,6 +113,8 @@ export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBui
     if (snapshot.warnings.length > 0) {
       logger.warn({ reference: ref, revision: revision.id, problems: snapshot.warnings.map(formatProblem) }, 'state loaded with warnings');
     }
+    // After st.snapshot is set: a listener that tells clients to read again (the stream hub)
+    // must find the new snapshot served when it does (StoreEvent 'swap', types.ts).
     emit({ type: 'swap', reference: ref, snapshot, durationMs });
     warmup.add(snapshot);
     return snapshot;

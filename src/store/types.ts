@@ -40,6 +40,11 @@ export interface RefStatus {
 }
 
 export type StoreEvent =
+  /**
+   * `snapshot` is served from now on: emitted only once get() and resolve() of the reference
+   * return it, so a listener that tells clients to read again (the stream hub) never tells them
+   * before the new state can be read.
+   */
   | { readonly type: 'swap'; readonly reference: string; readonly snapshot: Snapshot; readonly durationMs: number }
   | { readonly type: 'rejected'; readonly reference: string; readonly rejected: RejectedRevision }
   | { readonly type: 'error'; readonly reference: string; readonly message: string }

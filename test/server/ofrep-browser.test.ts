@@ -9,7 +9,9 @@
  * namespace in X-Flipt-Namespace) and a flag that does not exist. Each row must equal vexil's
  * own OFREP answer for that flag and context, and its value the /evaluate/v1 answer for the
  * context with its values written as strings; the unknown flag shows FLAG_NOT_FOUND and the
- * default value. With a wrong token the provider reads vexil's 401 and fails fatally.
+ * default value. With a wrong token the provider reads vexil's 401 and fails fatally. The page
+ * authenticates with a bearer token, which its EventSource could not send, so vexil advertises no
+ * `eventStreams` to it (ofrep-events-browser.test.ts covers change events on an open server).
  * Screenshots: test-output/screenshots/ofrep-web-provider*.png.
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

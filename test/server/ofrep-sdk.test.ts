@@ -209,7 +209,15 @@ gitTest.test('git backend, two branches: the reference header and the environmen
   // The namespace `default` is the same in both branches; its bulk ETags still differ.
   const onMain = await bulk(url, { targetingKey: 'u1' });
   const onFeature = await bulk(url, { targetingKey: 'u1' }, { 'X-Svc-Reference': 'feature' });
-  t.same(onFeature.body, onMain.body, 'the same answer from both branches');
+  // The same flags, each stamped with its branch's revision (metadata.version).
+  type Flag = { metadata: Json };
+  const flagsWithout = (body: Json | undefined) =>
+    (body!.flags as Flag[]).map((f) => {
+      const { version: _version, ...metadata } = f.metadata;
+      return { ...f, metadata };
+    });
+  t.same(flagsWithout(onFeature.body), flagsWithout(onMain.body), 'the same answer from both branches');
+  t.not((onFeature.body!.metadata as Json).version, (onMain.body!.metadata as Json).version, 'each with its own revision');
   t.not(onFeature.etag, onMain.etag, 'but not the same ETag: one branch never gets a 304 for the other');
   t.equal((await bulk(url, { targetingKey: 'u1' }, { 'X-Svc-Reference': 'feature', 'If-None-Match': onMain.etag! })).status, 200);
   t.equal((await bulk(url, { targetingKey: 'u1' }, { 'X-Flipt-Environment': 'staging', 'If-None-Match': onFeature.etag! })).status, 304, 'the environment names the same branch');

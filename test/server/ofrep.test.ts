@@ -37,6 +37,11 @@ function isOfrepError(body: unknown, errorCode: string, key?: string): boolean {
   return b.errorCode === errorCode && typeof b.errorDetails === 'string' && fields === (key === undefined ? 'errorCode,errorDetails' : 'errorCode,errorDetails,key') && (key === undefined || b.key === key);
 }
 
+/** The flag-set fields every answer's metadata ends with: the served revision and the namespace. */
+function setOf(s: { store: { get(): { revision: string } | undefined } }, flagSetId = 'default'): { version: string; flagSetId: string } {
+  return { version: s.store.get()!.revision, flagSetId };
+}
+
 async function waitFor(what: string, check: () => Promise<boolean>): Promise<void> {
   for (let i = 0; i < 500; i++) {
     if (await check()) return;
@@ -63,21 +68,21 @@ t.test('single flag: shapes, reasons and metadata', async (t) => {
   const s = await startTestServer(t, { fixture: 'ofrep' });
   const dark = await ofrep(s.url, 'theme', { targetingKey: 'u1', employee: 'true' });
   t.equal(dark.status, 200);
-  t.equal(dark.text, JSON.stringify({ key: 'theme', reason: 'TARGETING_MATCH', variant: 'dark', metadata: { segments: 'employees', attachment: '{"contrast":"high"}' }, value: 'dark' }), 'field order and values');
+  t.equal(dark.text, JSON.stringify({ key: 'theme', reason: 'TARGETING_MATCH', variant: 'dark', metadata: { segments: 'employees', attachment: '{"contrast":"high"}', ...setOf(s) }, value: 'dark' }), 'field order and values');
   const light = await ofrep(s.url, 'theme', { targetingKey: 'u1', age: '30' });
-  t.same(light.body, { key: 'theme', reason: 'TARGETING_MATCH', variant: 'light', metadata: { segments: 'adults' }, value: 'light' }, 'a variant without an attachment: no attachment key');
+  t.same(light.body, { key: 'theme', reason: 'TARGETING_MATCH', variant: 'light', metadata: { segments: 'adults', ...setOf(s) }, value: 'light' }, 'a variant without an attachment: no attachment key');
   const none = await ofrep(s.url, 'theme', { targetingKey: 'u1' });
-  t.same(none.body, { key: 'theme', reason: 'UNKNOWN', variant: '', metadata: {}, value: '' }, 'no rule matched, no default variant');
+  t.same(none.body, { key: 'theme', reason: 'UNKNOWN', variant: '', metadata: setOf(s), value: '' }, 'no rule matched, no default variant');
   const byDefault = await ofrep(s.url, 'split', { targetingKey: 'u1', nickname: 'x' });
   t.match(byDefault.body, { key: 'split', reason: 'TARGETING_MATCH', metadata: { segments: 'everyone' } });
   const retired = await ofrep(s.url, 'retired', { targetingKey: 'u1' });
-  t.same(retired.body, { key: 'retired', reason: 'DISABLED', variant: '', metadata: {}, value: '' });
+  t.same(retired.body, { key: 'retired', reason: 'DISABLED', variant: '', metadata: setOf(s), value: '' });
 
   const beta = await ofrep(s.url, 'beta', { targetingKey: 'u1', employee: 'true' });
-  t.equal(beta.text, JSON.stringify({ key: 'beta', reason: 'TARGETING_MATCH', variant: 'true', metadata: { segments: 'employees' }, value: true }), 'boolean flag: a JSON boolean value');
+  t.equal(beta.text, JSON.stringify({ key: 'beta', reason: 'TARGETING_MATCH', variant: 'true', metadata: { segments: 'employees', ...setOf(s) }, value: true }), 'boolean flag: a JSON boolean value');
   // A disabled boolean flag falls through to its `enabled` value (Flipt: boolean answers never say disabled).
   const off = await ofrep(s.url, 'killswitch', { targetingKey: 'u1' });
-  t.same(off.body, { key: 'killswitch', reason: 'DEFAULT', variant: 'false', metadata: {}, value: false });
+  t.same(off.body, { key: 'killswitch', reason: 'DEFAULT', variant: 'false', metadata: setOf(s), value: false });
   const threshold = await ofrep(s.url, 'beta', { targetingKey: 'u1' });
   t.match(threshold.body, { key: 'beta', metadata: {} });
   t.ok(['TARGETING_MATCH', 'DEFAULT'].includes((threshold.body as Json).reason as string), 'threshold rollout or default');
@@ -104,7 +109,7 @@ t.test('typed context values: numbers and booleans compare as Flipt constraints 
     t.equal(res.status, 200, name);
     const body = res.body as Json;
     t.equal(body.variant, expected, `${name}: variant`);
-    t.same(body.metadata, segments === '' ? {} : { segments, ...(expected === 'dark' ? { attachment: '{"contrast":"high"}' } : {}) }, `${name}: matched segments`);
+    t.same(body.metadata, { ...(segments === '' ? {} : { segments, ...(expected === 'dark' ? { attachment: '{"contrast":"high"}' } : {}) }), ...setOf(s) }, `${name}: matched segments`);
     const reference = await variant(s.url, 'theme', 'u1', strings);
     t.equal(reference.variantKey, body.variant, `${name}: the same as /evaluate/v1 with ${JSON.stringify(strings)}`);
   }
@@ -169,7 +174,8 @@ t.test('namespace headers: X-Svc-Namespace, X-Flipt-Namespace, default', async (
   t.ok(isOfrepError(missingNs.body, 'FLAG_NOT_FOUND', 'theme'));
   t.equal(missingNs.body.errorDetails, 'namespace "nope" not found');
   const other = await bulk(s.url, {}, { 'X-Flipt-Namespace': 'other' });
-  t.same(other.body, { flags: [{ key: 'theme', reason: 'DEFAULT', variant: 'sepia', metadata: {}, value: 'sepia' }] });
+  t.same(other.body.flags, [{ key: 'theme', reason: 'DEFAULT', variant: 'sepia', metadata: setOf(s, 'other'), value: 'sepia' }]);
+  t.same(other.body.metadata, setOf(s, 'other'), 'the flag set: revision and namespace');
   // The reference: the X-Svc-Reference / X-Flipt-Reference header, ?reference=, the environment header.
   // A local folder has one reference, `local`. An unknown one is no missing flag: OFREP's 404 is
   // FLAG_NOT_FOUND only, and its bulk answer has no 404 at all (200/304/400/401/403/429/500), so
@@ -210,16 +216,14 @@ t.test('bulk: the default set, named flags (array or string), per-flag not found
 
   const named = await bulk(s.url, { targetingKey: 'u1', flags: ['theme', 'nope', 'retired', 'theme'] });
   t.equal(named.status, 200);
-  t.same(named.body, {
-    flags: [
-      { key: 'theme', reason: 'UNKNOWN', variant: '', metadata: {}, value: '' },
-      { key: 'nope', errorCode: 'FLAG_NOT_FOUND', errorDetails: 'flag "default/nope" not found' },
-      { key: 'retired', reason: 'DISABLED', variant: '', metadata: {}, value: '' },
-    ],
-  }, 'in the order named, a missing flag in its place, a repeated one once');
+  t.same(named.body.flags, [
+    { key: 'theme', reason: 'UNKNOWN', variant: '', metadata: setOf(s), value: '' },
+    { key: 'nope', errorCode: 'FLAG_NOT_FOUND', errorDetails: 'flag "default/nope" not found', metadata: setOf(s) },
+    { key: 'retired', reason: 'DISABLED', variant: '', metadata: setOf(s), value: '' },
+  ], 'in the order named, a missing flag in its place, a repeated one once');
   const asString = await bulk(s.url, { targetingKey: 'u1', flags: ' theme ,nope,, retired' });
   t.same(asString.body, named.body, "Flipt's comma-separated form: trimmed, empty keys dropped");
-  t.same((await bulk(s.url, { flags: [] })).body, { flags: [] }, 'an empty list: no flags');
+  t.same((await bulk(s.url, { flags: [] })).body.flags, [], 'an empty list: no flags');
   t.same((await bulk(s.url, { flags: null })).body.flags.length, 4, 'null: as absent');
 
   // `flags` is an option of the request, not a context value a constraint could read.

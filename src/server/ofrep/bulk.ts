@@ -1,5 +1,11 @@
 /**
- * OFREP bulk evaluation: `{"flags": [<evaluated flag or flag failure>...]}`.
+ * OFREP bulk evaluation:
+ * `{"flags": [<evaluated flag or flag failure>...], "metadata": {"version", "flagSetId"}[, "eventStreams": [...]]}`.
+ *
+ * `metadata` is the flag set's (OFREP's bulkEvaluationSuccess.metadata): the revision evaluated
+ * and the namespace, as every flag's own metadata carries them too (answer.ts), so a telemetry
+ * hook finds them whichever it reads. `eventStreams` (ofrep/event-streams.ts) tells the provider
+ * where to listen for changes; the route leaves it out when streaming is off.
  *
  * Which flags: those `context.flags` names, in its order; without it, as Flipt does, every
  * boolean flag and every enabled variant flag of the namespace (in key order), so a client that
@@ -17,7 +23,7 @@ import { goQuote } from '../../evaluation/lookup.js';
 import type { Namespace, Snapshot } from '../../model/snapshot.js';
 import type { ServerMetrics } from '../pipeline/metrics.js';
 import { notAboutTheFlag } from './errors.js';
-import { evaluatedFlagText } from './answer.js';
+import { evaluatedFlagText, flagSetMetadataText } from './answer.js';
 import type { OfrepBulkRequest } from './request.js';
 
 /** The namespace the bulk request reads; 400 GENERAL when it does not exist. */
@@ -37,16 +43,18 @@ export function bulkKeys(ns: Namespace, flags: readonly string[] | undefined): r
   return keys;
 }
 
-/** The bulk answer's JSON text. */
-export function bulkText(snapshot: Snapshot, ns: Namespace, req: OfrepBulkRequest, metrics: ServerMetrics): string {
+/** The bulk answer's JSON text; `eventStreams`: the array's JSON text (event-streams.ts), or undefined to leave it out. */
+export function bulkText(snapshot: Snapshot, ns: Namespace, req: OfrepBulkRequest, metrics: ServerMetrics, eventStreams?: string): string {
   const items: string[] = [];
   for (const key of bulkKeys(ns, req.flags)) {
     try {
       items.push(evaluatedFlagText(snapshot, ns.key, key, req, metrics));
     } catch (err) {
       if (!(err instanceof VexilError) || err.code !== Code.NotFound) throw err;
-      items.push(JSON.stringify({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: err.message }));
+      const failure = JSON.stringify({ key, errorCode: 'FLAG_NOT_FOUND', errorDetails: err.message });
+      items.push(`${failure.slice(0, -1)},"metadata":{${flagSetMetadataText(snapshot, ns.key)}}}`);
     }
   }
-  return `{"flags":[${items.join(',')}]}`;
+  const streams = eventStreams === undefined ? '' : `,"eventStreams":${eventStreams}`;
+  return `{"flags":[${items.join(',')}],"metadata":{${flagSetMetadataText(snapshot, ns.key)}}${streams}}`;
 }

@@ -13,6 +13,12 @@
  * back as `Last-Event-ID`) and whose data is one line of JSON. Comments (`:` lines) say
  * "connected" and keep idle connections alive; `event: gone` says the namespace stopped being
  * served before the stream ends.
+ *
+ * OFREP change events (OFREP 0.3.0, ADR-0008) are Server-Sent Events of the same kind: type
+ * `message` (the ADR has providers read the JSON's `type`, never the SSE event name), `id` the
+ * ETag, data `{"type":"refetchEvaluation","etag":"<etag>"}`. A provider answers one by asking
+ * the bulk endpoint again with `?flagConfigEtag=<etag>`. They carry no flag data: the provider
+ * re-evaluates through the bulk endpoint, with its own context.
  */
 import { quote } from '../../http/json-text.js';
 
@@ -61,6 +67,15 @@ export function sseGoneEvent(reference: string, namespace: string, message: stri
   return Buffer.from(
     `event: gone\ndata: {"reference":${quote(reference)},"namespace":${quote(namespace)},"message":${quote(message)}}\n\n`,
   );
+}
+
+/**
+ * OFREP's `refetchEvaluation`: `id: <etag>` and the ETag in the data; without an ETag (the
+ * namespace is no longer served) only the type, so the provider's refetch meets the failure.
+ */
+export function ofrepRefetchEvent(etag?: string): Buffer {
+  if (etag === undefined) return Buffer.from(`data: {"type":"refetchEvaluation"}\n\n`);
+  return Buffer.from(`id: ${etag}\ndata: {"type":"refetchEvaluation","etag":"${etag}"}\n\n`);
 }
 
 /** The first bytes of every SSE stream: whether or not a state event follows, the client knows it is connected. */

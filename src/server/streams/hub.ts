@@ -1,6 +1,7 @@
 /**
- * The one hub behind both live-update protocols (NDJSON for Flipt's client engines, Server-Sent
- * Events for browsers and the rest; streams/routes.ts adapts each to it).
+ * The one hub behind every live-update protocol (NDJSON for Flipt's client engines, Server-Sent
+ * Events for browsers and the rest, OFREP's change events for OpenFeature providers;
+ * streams/routes.ts adapts each to it).
  *
  * A topic is one (reference, namespace) that has subscribers. The hub listens to the store: on a
  * swap of a reference it computes each of that reference's topics' ETag once (the client
@@ -8,6 +9,11 @@
  * namespace costs a lookup) and, only where it changed, tells the topic's subscribers. A frame is
  * encoded once per topic state and protocol and the same Buffer is written to every subscriber.
  * A namespace whose ETag did not change (another namespace was edited) sends nothing.
+ *
+ * Clients are told only what this process serves: on a swap the hub reads the reference's
+ * snapshot from the store (`store.get`, which the store has already switched when it emits the
+ * swap: store/types.ts), never a state the store has not put in place, so a client that refetches
+ * on an event gets the state the event announced, or a newer one.
  *
  * A subscriber is brought up to date rather than replayed: it remembers the ETag it last sent
  * and, when told, writes the topic's current state if that differs. Rapid changes thus coalesce
@@ -38,13 +44,15 @@ import {
   SSE_CONNECTED,
   SSE_HEARTBEAT,
   ndjsonLine,
+  ofrepRefetchEvent,
   sseGoneEvent,
   sseStateEvent,
 } from './frames.js';
 import { acceptedUntil } from '../../auth/types.js';
 import { EXPIRY_RECHECK_FLOOR_MS, MAX_TIMER_MS, type StreamAuthentication } from './stream-auth.js';
 
-export type StreamProtocol = 'ndjson' | 'sse';
+/** `ofrep`: OFREP change events (`refetchEvaluation`), Server-Sent Events like `sse`. */
+export type StreamProtocol = 'ndjson' | 'sse' | 'ofrep';
 
 /** Why a stream ended (the `reason` label of vexil_streams_closed_total). */
 export type CloseReason =
@@ -83,7 +91,7 @@ export interface StreamRequest {
   readonly namespace: string;
   /** SSE: carry the snapshot document in each state event. */
   readonly withSnapshot: boolean;
-  /** SSE: `Last-Event-ID`; when it is the current ETag no state event is sent at connect. */
+  /** SSE and OFREP: `Last-Event-ID` (or the state the client has); when it is the current ETag no state event is sent at connect. */
   readonly lastEventId?: string;
   readonly res: ServerResponse;
   /** Present when the request's credential must be checked again (stream-auth.ts). */
@@ -138,6 +146,7 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
     private ndjson: Buffer | undefined;
     private sse: Buffer | undefined;
     private sseWithSnapshot: Buffer | undefined;
+    private ofrep: Buffer | undefined;
 
     constructor(
       readonly reference: string,
@@ -152,21 +161,29 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
       this.snapshot = snapshot;
       this.ns = ns;
       this.etag = etag;
-      this.ndjson = this.sse = this.sseWithSnapshot = undefined;
+      this.ndjson = this.sse = this.sseWithSnapshot = this.ofrep = undefined;
       for (const s of this.subscribers) s.request(false);
     }
 
     frame(protocol: StreamProtocol, withSnapshot: boolean): Buffer {
       if (protocol === 'ndjson') return (this.ndjson ??= ndjsonLine(this.document()));
+      if (protocol === 'ofrep') return (this.ofrep ??= ofrepRefetchEvent(this.etag));
       const state = { reference: this.reference, namespace: this.namespace, etag: this.etag, revision: this.snapshot.revision };
       return withSnapshot ? (this.sseWithSnapshot ??= sseStateEvent(state, this.document())) : (this.sse ??= sseStateEvent(state));
     }
 
-    /** The namespace (or the reference) is no longer served: say so on SSE, then end every stream. */
+    /**
+     * The namespace (or the reference) is no longer served: say so on SSE; on OFREP a last
+     * refetchEvaluation, so the provider's refetch meets the failure now; then end every stream.
+     */
     gone(message: string): void {
       forget(this);
-      const event = sseGoneEvent(this.reference, this.namespace, message);
-      for (const s of this.subscribers) s.end('gone', s.protocol === 'sse' ? event : undefined);
+      const last: Record<StreamProtocol, Buffer | undefined> = {
+        sse: sseGoneEvent(this.reference, this.namespace, message),
+        ofrep: ofrepRefetchEvent(),
+        ndjson: undefined,
+      };
+      for (const s of this.subscribers) s.end('gone', last[s.protocol]);
     }
 
     /** The same bytes the snapshot endpoint serves (cached with the snapshot). */
@@ -238,7 +255,7 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
     start(lastEventId: string | undefined): void {
       if (this.closed) return;
       this.started = true;
-      if (this.protocol === 'sse') {
+      if (this.protocol !== 'ndjson') {
         this.res.write(SSE_CONNECTED);
         // Reconnected with the current state: nothing to resend.
         if (lastEventId === this.topic.etag) this.sentEtag = lastEventId;
@@ -263,7 +280,7 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
         this.events++;
         metrics.events[this.protocol].inc();
       } else {
-        this.res.write(this.protocol === 'sse' ? SSE_HEARTBEAT : NDJSON_HEARTBEAT);
+        this.res.write(this.protocol === 'ndjson' ? NDJSON_HEARTBEAT : SSE_HEARTBEAT);
       }
     }
 
@@ -364,9 +381,12 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
     return topic;
   }
 
-  function onSwap(reference: string, snapshot: Snapshot): void {
+  /** A swap of `reference`: each topic is compared with the snapshot the store serves now. */
+  function onSwap(reference: string): void {
     const byNamespace = topics.get(reference);
     if (byNamespace === undefined) return;
+    const snapshot = store.get(reference);
+    if (snapshot === undefined) return;
     for (const topic of [...byNamespace.values()]) {
       const ns = snapshot.namespaces.get(topic.namespace);
       if (ns === undefined) {
@@ -379,7 +399,7 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
   }
 
   const unsubscribe = store.subscribe((event) => {
-    if (event.type === 'swap') onSwap(event.reference, event.snapshot);
+    if (event.type === 'swap') onSwap(event.reference);
     else if (event.type === 'dropped') {
       for (const topic of [...(topics.get(event.reference)?.values() ?? [])]) {
         topic.gone(`reference "${event.reference}" is no longer served`);
@@ -461,7 +481,7 @@ function streamMetrics(registry: Registry | undefined): StreamMetrics {
   for (const name of METRIC_NAMES) if (registry?.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name);
   const open = new Gauge({
     name: 'vexil_streams_open',
-    help: 'Live-update streams open now, by protocol (ndjson: Flipt client engines; sse: Server-Sent Events).',
+    help: 'Live-update streams open now, by protocol (ndjson: Flipt client engines; sse: Server-Sent Events; ofrep: OFREP change events).',
     labelNames: ['protocol'] as const,
     registers,
   });
@@ -480,10 +500,11 @@ function streamMetrics(registry: Registry | undefined): StreamMetrics {
   // Both series from the start, at 0: a dashboard sees "no streams", not "no data".
   open.set({ protocol: 'ndjson' }, 0);
   open.set({ protocol: 'sse' }, 0);
+  open.set({ protocol: 'ofrep' }, 0);
   return {
     // Bound once: the per-event path does no label lookup.
-    open: { ndjson: open.labels('ndjson'), sse: open.labels('sse') },
-    events: { ndjson: events.labels('ndjson'), sse: events.labels('sse') },
+    open: { ndjson: open.labels('ndjson'), sse: open.labels('sse'), ofrep: open.labels('ofrep') },
+    events: { ndjson: events.labels('ndjson'), sse: events.labels('sse'), ofrep: events.labels('ofrep') },
     closed,
   };
 }

@@ -1,8 +1,16 @@
 /**
- * Live updates: the two protocols over the one stream hub (streams/hub.ts).
+ * Live updates: the three protocols over the one stream hub (streams/hub.ts).
  *
  *   GET /client/v2/environments/{environment}/namespaces/{namespace}/stream    Flipt v2, NDJSON
  *   GET /evaluate/v1/namespaces/{namespace}/stream[?reference=][&snapshot=true]   Server-Sent Events
+ *   GET /ofrep/v1/namespaces/{namespace}/events[?reference=][&since=<etag>]    OFREP change events
+ *
+ * The OFREP path is the one bulk evaluation answers advertise in `eventStreams` (ofrep/event-streams.ts);
+ * its reference is chosen as for OFREP evaluations (ofrep/target.ts: header, else `?reference=`,
+ * else the environment header), so the advertised URL needs no header. `since` is the namespace
+ * ETag the advertising answer was made from: when the state has moved on by the time the stream
+ * opens, the first event says so at once; `Last-Event-ID` (a reconnecting EventSource) wins over
+ * it. Neither is a credential: authentication is the request's own, as on every stream.
  *
  * The reference is chosen as for the client snapshot (client-snapshot/request.ts): on the v2 path
  * the path's environment, `?reference=` overriding it; on the SSE path `?reference=`, else the
@@ -29,6 +37,9 @@ import { NDJSON_CONTENT_TYPE, SSE_CONTENT_TYPE } from './frames.js';
 import type { StreamHub, StreamProtocol } from './hub.js';
 import { streamAuthentication } from './stream-auth.js';
 import { readSnapshot } from '../pipeline/read-snapshot.js';
+import { ofrepReference, referenceFailure } from '../ofrep/target.js';
+import { notAboutTheFlag } from '../ofrep/errors.js';
+import { OFREP_EVENTS_ROUTE } from '../ofrep/event-streams.js';
 
 export interface StreamRoutesDeps {
   store: SnapshotStore;
@@ -52,10 +63,16 @@ export function registerStreamRoutes(router: Router<AppState>, deps: StreamRoute
     sse: { withSnapshot: boolean; lastEventId: string | undefined } | undefined,
   ) => {
     hub.admit(); // before any work: a full server answers 503 at no cost
-    const snapshot = await readSnapshot(ctx, store, reference);
+    let snapshot;
+    try {
+      snapshot = await readSnapshot(ctx, store, reference);
+    } catch (err) {
+      throw protocol === 'ofrep' ? referenceFailure(err) : err;
+    }
     if (!snapshot.namespaces.has(namespace)) {
-      // The client snapshot's wording on Flipt's path.
-      throw notFound(protocol === 'ndjson' ? `getting flags: namespace "${namespace}" not found` : `namespace "${namespace}" not found`);
+      // The client snapshot's wording on Flipt's path; OFREP's 404 means a missing flag (ofrep/errors.ts).
+      const missing = notFound(protocol === 'ndjson' ? `getting flags: namespace "${namespace}" not found` : `namespace "${namespace}" not found`);
+      throw protocol === 'ofrep' ? notAboutTheFlag(missing) : missing;
     }
     ctx.status = 200;
     ctx.set('Content-Type', protocol === 'ndjson' ? NDJSON_CONTENT_TYPE : SSE_CONTENT_TYPE);
@@ -91,6 +108,12 @@ export function registerStreamRoutes(router: Router<AppState>, deps: StreamRoute
       withSnapshot: booleanParam(ctx.state.query.get('snapshot'), 'snapshot'),
       lastEventId: lastEventId === '' ? undefined : lastEventId,
     });
+  });
+
+  router.get(OFREP_EVENTS_ROUTE, async (ctx) => {
+    const reference = ofrepReference(ctx.req.headers, ctx.state.query, environments);
+    const lastEventId = ctx.get('Last-Event-ID') || ctx.state.query.get('since') || undefined;
+    await open(ctx, 'ofrep', reference, ctx.params.namespace!, { withSnapshot: false, lastEventId });
   });
 }
 
