@@ -1,0 +1,117 @@
+/**
+ * Push webhooks: `POST /hooks/github`, `/hooks/gitlab`, `/hooks/gitea`, `/hooks/generic` and
+ * `/hooks/registry`. Public paths (src/auth/scope.ts): a delivery is authenticated by its own
+ * signature or token, and a route exists only when its secret is configured (404 otherwise).
+ *
+ * Per delivery, in this order, each step before any work of the next: the body is read up to
+ * MAX_WEBHOOK_BODY_BYTES (413 beyond, from Content-Length before reading and counted while
+ * reading); the signature or token is checked in constant time (401, nothing else done); the
+ * body is parsed (400); a delivery id already received is refused (409); then the push is mapped
+ * to the references the store tracks and a refresh of those is asked for (store.requestRefresh:
+ * coalesced, at most one look at the backend a second per reference), and the delivery is
+ * answered 202 without waiting for it. A push to a reference not tracked, to a commit already
+ * served, or any other event is answered 202 `ignored`; a GitHub ping 200 `pong`.
+ *
+ * Answer body (every field always present): `{"status": "accepted" | "ignored" | "pong",
+ * "references": [...], "all": bool, "reason": "..."}`.
+ */
+import type Router from '@koa/router';
+import type { Logger } from 'pino';
+import { Counter, type Registry } from 'prom-client';
+import { Code, VexilError, toVexilError } from '../../errors.js';
+import { readRawBody } from '../../http/body.js';
+import type { AppRouterContext, AppState } from '../../http/context.js';
+import { MAX_WEBHOOK_BODY_BYTES } from '../../http/limits.js';
+import { sendJson } from '../../http/respond.js';
+import type { SnapshotStore } from '../../store/types.js';
+import { createRecentDeliveries } from './deliveries.js';
+import { registryDelivery, type ServedRepository } from './registry-events.js';
+import { genericDelivery, giteaDelivery, githubDelivery, gitlabDelivery, referenceCandidates, type Delivery, type IncomingHeaders } from './request.js';
+import type { HookProvider, WebhookSecrets } from './secrets.js';
+
+export interface HookDeps {
+  readonly store: SnapshotStore;
+  readonly secrets: WebhookSecrets;
+  readonly logger: Logger;
+  readonly registry: Registry;
+  /** What the OCI backend serves (storage.type oci), for `/hooks/registry`. */
+  readonly served?: ServedRepository;
+}
+
+interface Answer {
+  readonly status: 'accepted' | 'ignored' | 'pong';
+  readonly references: readonly string[];
+  readonly all: boolean;
+  readonly reason: string;
+}
+
+const ignored = (reason: string): Answer => ({ status: 'ignored', references: [], all: false, reason });
+
+export function registerHookRoutes(router: Router<AppState>, deps: HookDeps): void {
+  const { store, secrets, logger } = deps;
+  const recent = createRecentDeliveries();
+  const deliveries = new Counter({
+    name: 'vexil_webhook_deliveries_total',
+    help: 'Push webhook deliveries by sender and outcome (accepted, ignored, pong, duplicate, unauthenticated, invalid).',
+    labelNames: ['sender', 'outcome'] as const,
+    registers: [deps.registry],
+  });
+
+  const parsers: Partial<Record<HookProvider, (secret: Buffer, headers: IncomingHeaders, body: Buffer) => Delivery>> = {
+    github: githubDelivery,
+    gitlab: gitlabDelivery,
+    gitea: giteaDelivery,
+    generic: genericDelivery,
+    ...(deps.served !== undefined ? { registry: (s, h, b) => registryDelivery(s, h, b, deps.served as ServedRepository) } : {}),
+  };
+
+  /** What a push asks to refresh, as the store names it; undefined: every tracked reference. */
+  function answerPush(event: Extract<Delivery['event'], { kind: 'push' }>): Answer {
+    if (event.gitRef === undefined && event.reference === undefined) return { status: 'accepted', references: [], all: true, reason: '' };
+    const named = event.gitRef !== undefined ? referenceCandidates(event.gitRef) : [event.reference as string];
+    const shown = event.gitRef ?? (event.reference as string);
+    const tracked = named.filter((ref) => store.tracks?.(ref) ?? true);
+    if (tracked.length === 0) return ignored(`reference "${shown}" is not served`);
+    // The commit pushed is already served (a late or repeated delivery): nothing to look at.
+    const moved = event.after === undefined ? tracked : tracked.filter((ref) => store.get(ref)?.revision !== event.after);
+    if (moved.length === 0) return ignored(`reference "${shown}" already serves ${event.after as string}`);
+    return { status: 'accepted', references: moved, all: false, reason: '' };
+  }
+
+  for (const provider of Object.keys(parsers) as HookProvider[]) {
+    const secret = secrets[provider];
+    const parse = parsers[provider];
+    if (secret === undefined || parse === undefined) continue;
+    router.post(`/hooks/${provider}`, async (ctx: AppRouterContext) => {
+      let answer: Answer;
+      let delivery: Delivery;
+      try {
+        const body = await readRawBody(ctx.req, MAX_WEBHOOK_BODY_BYTES);
+        delivery = parse(secret, ctx.req.headers, body);
+        if (delivery.id !== undefined && !recent.first(provider, delivery.id)) {
+          throw new VexilError(Code.AlreadyExists, `delivery ${delivery.id} was already received`);
+        }
+      } catch (err) {
+        const e = toVexilError(err);
+        const outcome = e.code === Code.Unauthenticated ? 'unauthenticated' : e.code === Code.AlreadyExists ? 'duplicate' : 'invalid';
+        deliveries.inc({ sender: provider, outcome });
+        throw e;
+      }
+      const event = delivery.event;
+      if (event.kind === 'ping') answer = { status: 'pong', references: [], all: false, reason: '' };
+      else if (event.kind === 'ignored') answer = ignored(event.reason);
+      else answer = answerPush(event);
+      deliveries.inc({ sender: provider, outcome: answer.status });
+
+      if (answer.status === 'accepted') {
+        if (store.requestRefresh === undefined) throw new VexilError(Code.Unimplemented, 'this storage cannot be refreshed');
+        const references = answer.all ? undefined : answer.references;
+        logger.info({ sender: provider, delivery: delivery.id, references: references ?? 'all' }, 'webhook: refresh asked');
+        store.requestRefresh(references).catch((err: unknown) => logger.warn({ err, sender: provider, references }, 'webhook refresh failed'));
+      } else {
+        logger.debug({ sender: provider, delivery: delivery.id, status: answer.status, reason: answer.reason }, 'webhook: nothing to refresh');
+      }
+      sendJson(ctx, answer, answer.status === 'pong' ? 200 : 202);
+    });
+  }
+}
