@@ -6,7 +6,8 @@
  * Per delivery, in this order, each step before any work of the next: the body is read up to
  * MAX_WEBHOOK_BODY_BYTES (413 beyond, from Content-Length before reading and counted while
  * reading); the signature or token is checked in constant time (401, nothing else done); the
- * body is parsed (400); a delivery id already received is refused (409); then the push is mapped
+ * body is parsed (400); a delivery id already received is refused (409; a registry's, which it
+ * resends until answered 2xx, is acknowledged and ignored); then the push is mapped
  * to the references the store tracks and a refresh of those is asked for (store.requestRefresh:
  * coalesced, at most one look at the backend a second per reference), and the delivery is
  * answered 202 without waiting for it. A push to a reference not tracked, to a commit already
@@ -89,7 +90,10 @@ export function registerHookRoutes(router: Router<AppState>, deps: HookDeps): vo
         const body = await readRawBody(ctx.req, MAX_WEBHOOK_BODY_BYTES);
         delivery = parse(secret, ctx.req.headers, body);
         if (delivery.id !== undefined && !recent.first(provider, delivery.id)) {
-          throw new VexilError(Code.AlreadyExists, `delivery ${delivery.id} was already received`);
+          const message = `delivery ${delivery.id} was already received`;
+          // A registry resends an envelope until it gets a 2xx: its repeats are acknowledged.
+          if (provider === 'registry') delivery = { event: { kind: 'ignored', reason: message } };
+          else throw new VexilError(Code.AlreadyExists, message);
         }
       } catch (err) {
         const e = toVexilError(err);
