@@ -105,13 +105,14 @@ export function registerHookRoutes(router: Router<AppState>, deps: HookDeps): vo
       if (event.kind === 'ping') answer = { status: 'pong', references: [], all: false, reason: '' };
       else if (event.kind === 'ignored') answer = ignored(event.reason);
       else answer = answerPush(event);
+      const requestRefresh = store.requestRefresh?.bind(store);
+      if (answer.status === 'accepted' && requestRefresh === undefined) throw new VexilError(Code.Unimplemented, 'this storage cannot be refreshed');
       deliveries.inc({ sender: provider, outcome: answer.status });
 
-      if (answer.status === 'accepted') {
-        if (store.requestRefresh === undefined) throw new VexilError(Code.Unimplemented, 'this storage cannot be refreshed');
+      if (answer.status === 'accepted' && requestRefresh !== undefined) {
         const references = answer.all ? undefined : answer.references;
         logger.info({ sender: provider, delivery: delivery.id, references: references ?? 'all' }, 'webhook: refresh asked');
-        store.requestRefresh(references).catch((err: unknown) => logger.warn({ err, sender: provider, references }, 'webhook refresh failed'));
+        requestRefresh(references).catch((err: unknown) => logger.warn({ err, sender: provider, references }, 'webhook refresh failed'));
       } else {
         logger.debug({ sender: provider, delivery: delivery.id, status: answer.status, reason: answer.reason }, 'webhook: nothing to refresh');
       }
