@@ -13,8 +13,7 @@
  * answered 202 without waiting for it. A push to a reference not tracked, to a commit already
  * served, or any other event is answered 202 `ignored`; a GitHub ping 200 `pong`.
  *
- * Answer body (every field always present): `{"status": "accepted" | "ignored" | "pong",
- * "references": [...], "all": bool, "reason": "..."}`.
+ * The answer's shape and what a push asks to refresh: answer.ts.
  */
 import type Router from '@koa/router';
 import type { Logger } from 'pino';
@@ -27,7 +26,8 @@ import { sendJson } from '../../http/respond.js';
 import type { SnapshotStore } from '../../store/types.js';
 import { createRecentDeliveries } from './deliveries.js';
 import { registryDelivery, type ServedRepository } from './registry-events.js';
-import { genericDelivery, giteaDelivery, githubDelivery, gitlabDelivery, referenceCandidates, type Delivery, type IncomingHeaders } from './request.js';
+import { answerPush, ignored, type Answer } from './answer.js';
+import { genericDelivery, giteaDelivery, githubDelivery, gitlabDelivery, type Delivery, type IncomingHeaders } from './request.js';
 import type { HookProvider, WebhookSecrets } from './secrets.js';
 
 export interface HookDeps {
@@ -39,17 +39,9 @@ export interface HookDeps {
   readonly served?: ServedRepository;
 }
 
-interface Answer {
-  readonly status: 'accepted' | 'ignored' | 'pong';
-  readonly references: readonly string[];
-  readonly all: boolean;
-  readonly reason: string;
-}
-
-const ignored = (reason: string): Answer => ({ status: 'ignored', references: [], all: false, reason });
-
 export function registerHookRoutes(router: Router<AppState>, deps: HookDeps): void {
   const { store, secrets, logger } = deps;
+  if (Object.keys(secrets).length === 0) return; // no hook configured: no route, no metric
   const recent = createRecentDeliveries();
   const deliveries = new Counter({
     name: 'vexil_webhook_deliveries_total',
@@ -65,19 +57,6 @@ export function registerHookRoutes(router: Router<AppState>, deps: HookDeps): vo
     generic: genericDelivery,
     ...(deps.served !== undefined ? { registry: (s, h, b) => registryDelivery(s, h, b, deps.served as ServedRepository) } : {}),
   };
-
-  /** What a push asks to refresh, as the store names it; undefined: every tracked reference. */
-  function answerPush(event: Extract<Delivery['event'], { kind: 'push' }>): Answer {
-    if (event.gitRef === undefined && event.reference === undefined) return { status: 'accepted', references: [], all: true, reason: '' };
-    const named = event.gitRef !== undefined ? referenceCandidates(event.gitRef) : [event.reference as string];
-    const shown = event.gitRef ?? (event.reference as string);
-    const tracked = named.filter((ref) => store.tracks?.(ref) ?? true);
-    if (tracked.length === 0) return ignored(`reference "${shown}" is not served`);
-    // The commit pushed is already served (a late or repeated delivery): nothing to look at.
-    const moved = event.after === undefined ? tracked : tracked.filter((ref) => store.get(ref)?.revision !== event.after);
-    if (moved.length === 0) return ignored(`reference "${shown}" already serves ${event.after as string}`);
-    return { status: 'accepted', references: moved, all: false, reason: '' };
-  }
 
   for (const provider of Object.keys(parsers) as HookProvider[]) {
     const secret = secrets[provider];
@@ -104,7 +83,7 @@ export function registerHookRoutes(router: Router<AppState>, deps: HookDeps): vo
       const event = delivery.event;
       if (event.kind === 'ping') answer = { status: 'pong', references: [], all: false, reason: '' };
       else if (event.kind === 'ignored') answer = ignored(event.reason);
-      else answer = answerPush(event);
+      else answer = answerPush(store, event);
       const requestRefresh = store.requestRefresh?.bind(store);
       if (answer.status === 'accepted' && requestRefresh === undefined) throw new VexilError(Code.Unimplemented, 'this storage cannot be refreshed');
       deliveries.inc({ sender: provider, outcome: answer.status });
