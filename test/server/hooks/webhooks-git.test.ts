@@ -127,9 +127,11 @@ t.test('push webhooks on vexil serve over a real git server', async (t) => {
 
   await t.test('a push and a signed GitHub delivery: served at once, not at the next poll', async (t) => {
     const c2 = await g.repo.commit('main', { 'features.yml': gitFixture('bonjour.yml') });
+    const sent = performance.now();
     const res = await github(pushBody('refs/heads/main', c2));
     t.same(res, { status: 202, body: { status: 'accepted', references: ['main'], all: false, reason: '' } });
     const now = await servedCommit(c2);
+    t.comment(`delivery sent → new commit served: ${(performance.now() - sent).toFixed(0)} ms (a figure, not a bound)`);
     t.equal(now.variant, 'bonjour');
     const again = await github(pushBody('refs/heads/main', c2));
     t.same(again.body, { status: 'ignored', references: [], all: false, reason: `reference "refs/heads/main" already serves ${c2}` }, 'a late delivery for a commit served: nothing to look at');
