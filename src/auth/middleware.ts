@@ -22,7 +22,7 @@ import type { Logger } from 'pino';
 import { Code, VexilError, unauthenticated } from '../errors.js';
 import { readJson } from '../http/body.js';
 import { field, isPlainObject } from '../http/fields.js';
-import type { AppState } from '../http/context.js';
+import type { AppContext, AppState } from '../http/context.js';
 import { headerTwin } from '../http/header-twins.js';
 import { DEFAULT_NAMESPACE, classifyRequest, type NamespaceSource, type RequestScope } from './scope.js';
 import { clearCookie } from './cookies.js';
@@ -68,7 +68,8 @@ type Credential =
 
 /**
  * What the decision needs from a request, whichever server path carries it (the Koa middleware
- * below, or the node:http evaluation fast path in src/server/fast-path.ts).
+ * and stream re-checks through authRequestOf below, or the node:http fast path's exchange in
+ * src/server/fast-path/exchange.ts).
  */
 export interface AuthRequest {
   readonly method: string;
@@ -241,26 +242,33 @@ export function createAuthGate(opts: AuthMiddlewareOptions): AuthGate {
   return Object.assign(gate, { passes });
 }
 
-/** The Koa middleware around the gate; `gate` lets the evaluation fast path make the same decision. */
-export function authMiddleware(opts: AuthMiddlewareOptions): Middleware<AppState> & { readonly gate: AuthGate } {
-  const gate = createAuthGate(opts);
-  const middleware: Middleware<AppState> = async (ctx, next) => {
-    const authentication = await gate({
-      method: ctx.method,
-      path: ctx.path,
-      authorization: ctx.req.headers.authorization,
-      headers: ctx.req.headers,
-      cookie: (name) => ctx.cookies.get(name),
-      body: () => (ctx.state.jsonBody ??= readJson(ctx.req)),
-      setCookies: (values) => ctx.set('Set-Cookie', values),
-      log: () => ctx.state.log,
-    });
+/**
+ * The gate's view of a Koa request: the one adapter for the Koa middleware below and for a
+ * stream's re-checks (server/streams/stream-auth.ts), which ask the same decision again later on
+ * the same context. By then the body, if a gate read it, is the promise kept in
+ * `ctx.state.jsonBody`, and Set-Cookie is ignored (Koa sets no header once the head is sent).
+ */
+export function authRequestOf(ctx: AppContext): AuthRequest {
+  return {
+    method: ctx.method,
+    path: ctx.path,
+    authorization: ctx.req.headers.authorization,
+    headers: ctx.req.headers,
+    cookie: (name) => ctx.cookies.get(name),
+    body: () => (ctx.state.jsonBody ??= readJson(ctx.req)),
+    setCookies: (values) => ctx.set('Set-Cookie', values),
+    log: () => ctx.state.log,
+  };
+}
+
+/** The Koa middleware around the gate (the node:http fast path asks the same gate itself). */
+export function authMiddleware(gate: AuthGate): Middleware<AppState> {
+  return async (ctx, next) => {
+    const authentication = await gate(authRequestOf(ctx));
     if (authentication !== undefined) ctx.state.authentication = authentication;
     return next();
   };
-  return Object.assign(middleware, { gate });
 }
-
 
 /** Whether the request addresses exactly `namespace` and nothing else. */
 async function confinedTo(req: AuthRequest, source: NamespaceSource, namespace: string): Promise<boolean> {

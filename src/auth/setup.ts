@@ -1,13 +1,11 @@
 /**
  * Authentication for one server process, from the resolved config: open the store (SQLite file,
  * PostgreSQL, or an empty one when nothing uses authentication), create the bootstrap
- * token, start the cleanup loops, and build the middleware and route dependencies.
+ * token, start the cleanup loops, and build the authentication gate and the route dependencies.
  */
 import { join, resolve } from 'node:path';
-import type { Middleware } from 'koa';
 import type { Logger } from 'pino';
 import type { AuthenticationConfig, Config } from '../config/types.js';
-import type { AppState } from '../http/context.js';
 import { TokenAdministration } from './administration.js';
 import { createAdminPolicy } from './admins.js';
 import { bootstrapToken } from './bootstrap.js';
@@ -20,7 +18,7 @@ import { createCodeHostMethod } from './methods/code-host.js';
 import { createJwtMethod } from './methods/jwt.js';
 import { createOidcMethod } from './methods/oidc.js';
 import type { AuthMethod, MethodDeps } from './methods/types.js';
-import { authMiddleware } from './middleware.js';
+import { createAuthGate, type AuthGate } from './middleware.js';
 import { AuthService } from './service.js';
 import { Sessions } from './session.js';
 import { startupFindings } from './startup-checks.js';
@@ -52,7 +50,8 @@ const METHOD_FACTORIES: ReadonlyArray<readonly [keyof AuthenticationConfig['meth
 
 export interface AuthRuntime {
   readonly service: AuthService;
-  readonly middleware: Middleware<AppState>;
+  /** The authentication decision every request and stream re-check asks (src/auth/middleware.ts). */
+  readonly gate: AuthGate;
   readonly routes: AuthRoutesDeps;
   /** Where records are kept, for the start-up log (no credentials). */
   readonly location: string;
@@ -183,7 +182,7 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
     );
   }
 
-  const middleware = authMiddleware({
+  const gate = createAuthGate({
     service,
     required: auth.required,
     exclude: auth.exclude,
@@ -197,7 +196,7 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
   let closing: Promise<void> | undefined;
   return {
     service,
-    middleware,
+    gate,
     routes: { service, config: auth, methods, administration: new TokenAdministration(service, createAdminPolicy(auth.admins)) },
     location,
     close() {

@@ -148,7 +148,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       logger,
       storageType: config.storage.type,
       version: VERSION,
-      middleware: [authRuntime.middleware],
+      authGate: authRuntime.gate,
       auth: authRuntime.routes,
       webhookSecrets,
     });

@@ -1,12 +1,14 @@
 /**
  * The Koa application: request log → CORS (when on; answers preflights) → error catalogue →
- * strict URL decoding → (auth hook) → 404/405 translation → routes. Routes stay thin: check
+ * strict URL decoding → authentication (the auth gate) → 404/405 translation → routes (the hot
+ * routes of hot-routes.ts among them). Routes stay thin: check
  * input, read one snapshot, shape output.
  */
 import Router from '@koa/router';
 import Koa, { type Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Code, VexilError, notFound } from '../errors.js';
+import { authMiddleware, type AuthGate } from '../auth/middleware.js';
 import type { AuthRoutesDeps } from '../auth/setup.js';
 import type { Config } from '../config/types.js';
 import type { SnapshotStore } from '../store/types.js';
@@ -23,13 +25,15 @@ import { createServerMetrics, type ServerMetrics } from './pipeline/metrics.js';
 import { ofrepErrors } from './ofrep/errors.js';
 import { requestLog } from './pipeline/request-log.js';
 import { registerAuthRoutes } from './auth/routes.js';
-import { registerClientSnapshotRoutes } from './client-snapshot/routes.js';
 import { registerDiffRoutes } from './diff/routes.js';
 import { registerHookRoutes } from './hooks/routes.js';
 import { readWebhookSecrets, type WebhookSecrets } from './hooks/secrets.js';
 import { parseOciReference } from '../sources/oci/reference.js';
 import type { ServedRepository } from './hooks/registry-events.js';
-import { registerEvaluationRoutes } from './evaluation/routes.js';
+import { registerExplainRoutes } from './evaluation/routes.js';
+import { hotRoutes } from './hot-routes.js';
+import type { AnyHotRoute } from './pipeline/hot-route.js';
+import { mountHotRoute } from './pipeline/mount-hot-route.js';
 import { registerLegacyEvaluationRoutes } from './legacy-evaluation/routes.js';
 import { registerManagementRoutes } from './management/routes.js';
 import { registerMetaRoutes, type VersionInfo } from './meta/routes.js';
@@ -52,8 +56,12 @@ export interface AppDeps {
   /** Pass one to share it; otherwise the app makes its own (see `VexilApp.vexil.dispose`). */
   metrics?: ServerMetrics;
   health?: Health;
-  /** Run after URL checks and before routing (authentication hooks in here). */
-  middleware?: readonly Middleware<AppState>[];
+  /**
+   * The authentication decision (src/auth/middleware.ts), asked after the URL checks and before
+   * routing, by the Koa chain, the node:http fast path, and a stream's re-checks. None: every
+   * request is let through.
+   */
+  authGate?: AuthGate;
   /** Serves `/auth/v1` when given (see src/auth/setup.ts). */
   auth?: AuthRoutesDeps;
   /** The built web UI; default: dist/ui when `ui.enabled` (null: none). */
@@ -76,6 +84,8 @@ export type VexilApp = Koa<AppState> & {
     readonly health: Health;
     /** The live-update streams (the server ends them all when it starts shutting down). */
     readonly streams: StreamHub;
+    /** The hot routes the router mounts (server/hot-routes.ts): the node:http fast path serves the same rows. */
+    readonly hotRoutes: readonly AnyHotRoute[];
     /** Releases what the app made itself (its metrics' store subscription, the stream hub's). */
     dispose(): void;
   };
@@ -129,11 +139,12 @@ export function createApp(deps: AppDeps): VexilApp {
   registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });
   registerLegacyEvaluationRoutes(router, { store: deps.store, metrics });
   registerWriteRoutes(router);
-  registerEvaluationRoutes(router, { store: deps.store, metrics });
-  registerClientSnapshotRoutes(router, { store: deps.store, environments: deps.config.environments });
+  const hot = hotRoutes({ store: deps.store, metrics, environments: deps.config.environments });
+  for (const route of hot) mountHotRoute(router, route, deps.store);
+  registerExplainRoutes(router, { store: deps.store });
   registerOfrepRoutes(router, { store: deps.store, metrics, config: deps.config });
   const streams = createStreamHub({ store: deps.store, logger: deps.logger, registry: metrics.registry, limits: deps.config.server });
-  registerStreamRoutes(router, { store: deps.store, hub: streams, environments: deps.config.environments, middleware: deps.middleware ?? [], ...(deps.auth ? { authClock: deps.auth.service.clock } : {}) });
+  registerStreamRoutes(router, { store: deps.store, hub: streams, environments: deps.config.environments, ...(deps.authGate ? { authGate: deps.authGate } : {}), ...(deps.auth ? { authClock: deps.auth.service.clock } : {}) });
   if (deps.auth) registerAuthRoutes(router, deps.auth);
   const served = servedRepository(deps.config);
   registerHookRoutes(router, {
@@ -161,7 +172,7 @@ export function createApp(deps: AppDeps): VexilApp {
   app.use(errorMiddleware({ logger: deps.logger, pretty: (ctx) => (ctx.state as Partial<AppState>).pretty === true }));
   app.use(ofrepErrors(deps.logger)); // errors under /ofrep/ in the OFREP schema
   app.use(strictUrl);
-  for (const m of deps.middleware ?? []) app.use(m);
+  if (deps.authGate) app.use(authMiddleware(deps.authGate));
   const ui = deps.ui !== undefined ? deps.ui : deps.config.ui.enabled ? loadUiAssets() : null;
   if (ui === undefined && deps.config.ui.enabled) {
     deps.logger.warn('the web UI is not built (no dist/ui/index.html; run npm run build:ui): / and /ui answer 404');
@@ -177,6 +188,7 @@ export function createApp(deps: AppDeps): VexilApp {
       metrics,
       health,
       streams,
+      hotRoutes: hot,
       dispose: () => {
         streams.close();
         if (ownMetrics) metrics.dispose();

@@ -6,13 +6,12 @@
 import { STATUS_CODES, createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { Code, VexilError } from '../errors.js';
-import type { AuthGate } from '../auth/middleware.js';
 import { parseListenAddress } from '../config/listen-address.js';
 import { REQUEST_TIMEOUT_MS } from '../config/semantic.js';
 import { createApp, type AppDeps, type VexilApp } from './app.js';
 import { createCorsPolicy } from './pipeline/cors.js';
 import { serializeErrorBody, toErrorResponse } from './pipeline/errors.js';
-import { createFastPath } from './fast-path.js';
+import { createFastPath } from './fast-path/serve.js';
 import { createHealth } from './pipeline/health.js';
 import { createServerMetrics } from './pipeline/metrics.js';
 import { startMetricsListener, type MetricsListener } from './meta/metrics-listener.js';
@@ -27,9 +26,8 @@ export interface StartHttpServerOptions extends AppDeps {
   /** How long close() waits for in-flight requests before cutting connections (default 10 s). */
   shutdownTimeoutMs?: number;
   /**
-   * Answer the hot read endpoints (evaluation, OFREP single flag, client snapshot) on the
-   * node:http fast path (fast-path.ts; default true).
-   * It is used only when every `middleware` entry exposes its decision as a `gate`.
+   * Answer the hot routes (server/hot-routes.ts: evaluation, OFREP single flag, client snapshot)
+   * on the node:http fast path (fast-path/; default true).
    */
   fastPath?: boolean;
 }
@@ -40,7 +38,7 @@ export interface RunningHttpServer {
   readonly port: number;
   readonly server: Server;
   readonly app: VexilApp;
-  /** Whether the hot read endpoints are answered by the node:http fast path (fast-path.ts). */
+  /** Whether the hot routes are answered by the node:http fast path (fast-path/). */
   readonly fastPath: boolean;
   /** The `server.metrics_address` listener's `http://host:port`, when configured. */
   readonly metricsUrl?: string;
@@ -93,17 +91,16 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
 
   const koa = app.callback();
   const cors = createCorsPolicy(opts.config.cors);
-  const gates = (opts.middleware ?? []).map((m) => (m as { gate?: AuthGate }).gate);
   const fast =
-    opts.fastPath !== false && gates.every((g) => g !== undefined)
+    opts.fastPath !== false
       ? createFastPath({
+          routes: app.vexil.hotRoutes,
           store,
           metrics,
           health,
           logger,
-          gates: gates as AuthGate[],
+          ...(opts.authGate !== undefined ? { gate: opts.authGate } : {}),
           requests: opts.config.log.requests,
-          environments: opts.config.environments,
           hideRevision: opts.config.authentication.required,
           cookie: (req, res, name) => app.createContext(req, res).cookies.get(name),
           ...(cors !== undefined ? { cors } : {}),

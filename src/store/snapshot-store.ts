@@ -243,6 +243,10 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
       return status.rows();
     },
 
+    isPinned(ref: string) {
+      return refs.get(refs.keyOf(ref))?.pinned === true;
+    },
+
     subscribe(listener) {
       listeners.add(listener);
       return () => {

@@ -58,6 +58,11 @@ export interface SnapshotStore {
    */
   resolve(ref?: string): Promise<Snapshot>;
   status(): RefStatus[];
+  /**
+   * Whether `ref` is a pinned commit: a revision the source looked up by its id (not a branch, tag
+   * or the default reference), whose snapshot never changes and is never refreshed.
+   */
+  isPinned(ref: string): boolean;
   /** Look at the backend now and rebuild what changed; resolves when done. */
   refresh?(): Promise<void>;
   /**

@@ -1,5 +1,5 @@
 /**
- * Authentication on the node:http evaluation fast path (src/server/fast-path.ts): the credential
+ * Authentication on the node:http evaluation fast path (src/server/fast-path/): the credential
  * forms and refusals the Koa middleware handles, on the evaluation endpoints the fast path serves.
  */
 import t from 'tap';

@@ -106,7 +106,7 @@ export async function startAuthServer(t: Teardown, opts: AuthServerOptions = {})
     store,
     config,
     logger: logs.logger,
-    middleware: [runtime.middleware],
+    authGate: runtime.gate,
     auth: runtime.routes,
     host: '127.0.0.1',
     port: 0,

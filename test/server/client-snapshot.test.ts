@@ -1,5 +1,5 @@
 /**
- * The client snapshot routes through the real server (src/server/client-snapshot/routes.ts):
+ * The client snapshot routes through the real server (src/server/client-snapshot/hot.ts):
  * the body is the document of the served snapshot, the ETag and If-None-Match rules, reference
  * selection (`?reference=`, the environment headers and their X-Svc-* twins, the v2 path, the
  * `environments` config), the 404s, and ETags across reloads, processes and references (local

@@ -1,6 +1,6 @@
 /**
  * CORS (`cors.*`, src/server/pipeline/cors.ts) over plain HTTP on both server paths: the evaluation fast
- * path (fast-path.ts) and the Koa app (every other route, and evaluations with the fast path off).
+ * path (src/server/fast-path/) and the Koa app (every other route, and evaluations with the fast path off).
  * Preflights answer 204 with the methods and the headers real clients send; actual answers,
  * errors included (JSON errors, the raw server's 417 and 431), carry the CORS headers for an
  * allowed origin; a disallowed origin gets none and is served as usual. With authentication

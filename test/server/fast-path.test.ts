@@ -3,9 +3,12 @@
  * invalid) against two servers over one store, one with the fast path and one without, give the
  * same status line, the same headers in the same order with the same values, and the same body
  * (request ids, Date, timestamps and durations aside), and count the same metrics. The routes:
- * evaluation (`/evaluate/v1/*`), OFREP single-flag evaluation, and the client snapshot (v1 and v2
- * paths, GET and HEAD, 200 and 304). The requests: hand-written cases, then the 1,000 malformed
- * requests of the HTTP fuzz corpus and 1,000 of its client-route corpus
+ * every row of the hot-route table (src/server/hot-routes.ts: evaluation, OFREP single flag, the
+ * client snapshot's v1 and v2 paths). Each row needs a hand-written case it answers with success
+ * (the test fails for a row without one), and from that case each row gets the same set of
+ * variations (pretty, a bad query, a trailing slash, an encoded segment, another method, broken
+ * bodies, HEAD, If-None-Match), so a new row is covered as soon as it has one case. Then the
+ * 1,000 malformed requests of the HTTP fuzz corpus and 1,000 of its client-route corpus
  * (test/support/http-fuzz-corpus.ts), sent byte for byte; with CORS on; with authentication
  * required (tokens, namespace-scoped tokens).
  */
@@ -19,7 +22,10 @@ import t, { type Test } from 'tap';
 import { startAuthentication } from '../../src/auth/setup.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config, CorsConfig } from '../../src/config/types.js';
-import { createFastPath } from '../../src/server/fast-path.js';
+import { createFastPath } from '../../src/server/fast-path/serve.js';
+import { hotRouteMatcher } from '../../src/server/fast-path/match.js';
+import { hotRoutes } from '../../src/server/hot-routes.js';
+import type { AnyHotRoute } from '../../src/server/pipeline/hot-route.js';
 import { createHealth } from '../../src/server/pipeline/health.js';
 import { startHttpServer, type RunningHttpServer } from '../../src/server/listen.js';
 import { createServerMetrics } from '../../src/server/pipeline/metrics.js';
@@ -288,7 +294,7 @@ async function startAuthPair(t: Test): Promise<Pair> {
   await store.start();
   const runtime = await startAuthentication({ config, logger, cwd: dir, cleanup: false });
   t.teardown(() => runtime.close());
-  const common = { store, config, logger, middleware: [runtime.middleware], auth: runtime.routes, host: '127.0.0.1', port: 0 };
+  const common = { store, config, logger, authGate: runtime.gate, auth: runtime.routes, host: '127.0.0.1', port: 0 };
   const fast = await startHttpServer({ ...common });
   t.teardown(() => fast.close());
   const koa = await startHttpServer({ ...common, fastPath: false });
@@ -308,11 +314,15 @@ async function allCases(pair: Pair): Promise<Case[]> {
   return [...EVALUATION_CASES, ...OFREP_CASES, ...snapshotCases(await etagOf('default'), await etagOf('production'))];
 }
 
-/** Sends each case to both servers and compares the answers; returns how many differed (stops after 5). */
-async function replay(t: Test, pair: Pair, cases: readonly Case[]): Promise<number> {
+/**
+ * Sends each case to both servers and compares the answers; returns how many differed (stops
+ * after 5). `seen` gets each case's status on the fast path.
+ */
+async function replay(t: Test, pair: Pair, cases: readonly Case[], seen?: (c: Case, status: number) => void): Promise<number> {
   let differences = 0;
   for (const c of cases) {
     const rawA = await exchange(pair.fast.url, c);
+    seen?.(c, rawA.status);
     const a = answerOf(rawA);
     const b = answerOf(await exchange(pair.koa.url, c));
     const length = rawA.rawHeaders.findIndex((h, i) => i % 2 === 0 && h.toLowerCase() === 'content-length');
@@ -329,17 +339,89 @@ async function replay(t: Test, pair: Pair, cases: readonly Case[]): Promise<numb
   return differences;
 }
 
-/** A request the fast path serves (the others go to Koa on both servers). */
-const FAST_PATH_URL =
-  /^\/(evaluate\/v1\/(variant|boolean|batch|namespaces\/[A-Za-z0-9_.~-]+\/variant)|ofrep\/v1\/evaluate\/flags\/[A-Za-z0-9_.~-]+|internal\/v1\/evaluation\/snapshot\/namespace\/[A-Za-z0-9_.~-]+|client\/v2\/environments\/[A-Za-z0-9_.~-]+\/namespaces\/[A-Za-z0-9_.~-]+\/snapshot)(\?[^#]*)?$/;
-const onFastPath = (c: Case) =>
-  FAST_PATH_URL.test(c.path) && (c.path.startsWith('/evaluate/') || c.path.startsWith('/ofrep/') ? c.method === 'POST' : c.method === 'GET' || c.method === 'HEAD');
+/** The row of the server's hot-route table that its fast path serves a case with; undefined: Koa serves it on both servers. */
+function rowOf(pair: Pair, c: Case): AnyHotRoute | undefined {
+  if (c.path.includes('#')) return undefined;
+  const q = c.path.indexOf('?');
+  return hotRouteMatcher(pair.fast.app.vexil.hotRoutes).match(c.method ?? 'POST', q === -1 ? c.path : c.path.slice(0, q))?.route;
+}
+const onFastPath = (pair: Pair, c: Case) => rowOf(pair, c) !== undefined;
+
+/**
+ * The variations every row gets, made from one of its successful cases: the row's pattern and
+ * method decide them, so a new row gets them all.
+ */
+function variationsOf(route: AnyHotRoute, c: Case): Case[] {
+  const [path, query] = c.path.split('?') as [string, string | undefined];
+  const withQuery = (q: string) => `${path}?${query !== undefined ? `${query}&` : ''}${q}`;
+  // The first parameter's segment, its first character percent-encoded: Koa decodes it, the fast path leaves it.
+  const first = route.pattern.split('/').findIndex((s) => s.startsWith(':'));
+  const segments = path.split('/');
+  const encoded = first === -1 ? undefined : segments.map((s, i) => (i === first && s !== '' ? `%${s.charCodeAt(0).toString(16).toUpperCase()}${s.slice(1)}` : s)).join('/');
+  const name = `${route.method} ${route.pattern}`;
+  const out: Case[] = [
+    { ...c, name: `${name}: pretty`, path: withQuery('pretty') },
+    { ...c, name: `${name}: bad query encoding`, path: withQuery('x=%zz') },
+    { ...c, name: `${name}: repeated query parameter`, path: withQuery('reference=&reference=nope') },
+    { ...c, name: `${name}: trailing slash (Koa)`, path: `${path}/` },
+    { ...c, name: `${name}: double slash (Koa)`, path: path.replace(/\/([^/]*)$/, '//$1') },
+    { ...c, name: `${name}: a sane request id`, headers: { ...c.headers, 'X-Request-Id': 'row-case-1' } },
+    // Replaced by a generated id on both paths (named in lower case: replay's echo check is for sane ids).
+    { ...c, name: `${name}: an insane request id`, headers: { ...c.headers, 'x-request-id': 'x'.repeat(300) } },
+  ];
+  if (encoded !== undefined) out.push({ ...c, name: `${name}: encoded segment (Koa)`, path: encoded });
+  if (route.method === 'POST') {
+    out.push(
+      { ...c, name: `${name}: GET (Koa: 405)`, method: 'GET', body: undefined },
+      { ...c, name: `${name}: empty body`, body: '' },
+      { ...c, name: `${name}: array body`, body: '[]' },
+      { ...c, name: `${name}: malformed JSON`, body: '{"x":' },
+      { ...c, name: `${name}: too deep`, body: `${'['.repeat(70)}${']'.repeat(70)}` },
+      { ...c, name: `${name}: too large`, body: json({ x: 'x'.repeat(1024 * 1024 + 10) }) },
+      { ...c, name: `${name}: form content type`, headers: { ...c.headers, 'Content-Type': 'application/x-www-form-urlencoded' } },
+      { ...c, name: `${name}: gzip encoding`, headers: { ...c.headers, 'Content-Encoding': 'gzip' } },
+    );
+  } else {
+    out.push(
+      { ...c, name: `${name}: HEAD`, method: 'HEAD' },
+      { ...c, name: `${name}: If-None-Match *`, headers: { ...c.headers, 'If-None-Match': '*' } },
+      { ...c, name: `${name}: If-None-Match other`, headers: { ...c.headers, 'If-None-Match': '"nope"' } },
+      { ...c, name: `${name}: POST (Koa: 405)`, method: 'POST', body: '{}' },
+    );
+  }
+  return out.map((v) => (v.body === undefined ? (({ body: _b, ...rest }) => rest)(v) : v));
+}
+
+t.test('every row of the hot-route table: a successful case, its variations, answered alike', async (t) => {
+  const pair = await startPair(t);
+  const table = pair.fast.app.vexil.hotRoutes;
+  t.same(
+    pair.koa.app.vexil.hotRoutes.map((r) => `${r.method} ${r.pattern}`),
+    table.map((r) => `${r.method} ${r.pattern}`),
+    'both servers mount the same table',
+  );
+  t.ok(table.length >= 7, `${table.length} rows`);
+  const cases = await allCases(pair);
+  const ok = new Map<AnyHotRoute, Case>();
+  t.equal(
+    await replay(t, pair, cases, (c, status) => {
+      const row = rowOf(pair, c);
+      if (row !== undefined && status === 200 && !ok.has(row)) ok.set(row, c);
+    }),
+    0,
+    `all ${cases.length} hand-written answers alike`,
+  );
+  for (const route of table) t.ok(ok.has(route), `${route.method} ${route.pattern}: a hand-written case answered 200 on the fast path`);
+  const variations = [...ok].flatMap(([route, c]) => variationsOf(route, c));
+  t.equal(await replay(t, pair, variations), 0, `all ${variations.length} variations alike`);
+  await compareMetrics(t, pair.fast, pair.koa);
+});
 
 t.test('the fast path and the Koa path answer alike', async (t) => {
   const pair = await startPair(t);
   const cases = await allCases(pair);
   t.equal(await replay(t, pair, cases), 0, `all ${cases.length} answers alike`);
-  t.ok(cases.filter((c) => onFastPath({ method: 'POST', ...c })).length >= 70, 'most of them on the fast path');
+  t.ok(cases.filter((c) => onFastPath(pair, { method: 'POST', ...c })).length >= 70, 'most of them on the fast path');
 
   await compareMetrics(t, pair.fast, pair.koa);
   const fastReq = await pair.fast.app.vexil.metrics.registry.getSingleMetricAsString('vexil_http_request_duration_seconds');
@@ -417,7 +499,7 @@ for (const [label, opts] of [
     const corpus = httpFuzzCorpus(undefined, undefined, opts);
     const cases = corpus.map((c, i): Case => ({ ...c, name: `case ${i}: ${c.method} ${c.path.slice(0, 80)}` }));
     t.equal(await replay(t, pair, cases), 0, `all ${corpus.length} answers alike`);
-    const fastPathCases = cases.filter(onFastPath).length;
+    const fastPathCases = cases.filter((c) => onFastPath(pair, c)).length;
     t.ok(fastPathCases >= 200, `${fastPathCases} of them on the fast path's routes`);
     await compareMetrics(t, pair.fast, pair.koa);
   });
@@ -428,14 +510,13 @@ t.test('which requests the fast path takes, and which it leaves to Koa', async (
   const metrics = createServerMetrics(store, { defaultMetrics: false });
   t.teardown(() => metrics.dispose());
   const fast = createFastPath({
+    routes: hotRoutes({ store, metrics, environments: ENVIRONMENTS }),
     store,
     metrics,
     health: createHealth(),
     logger: pino({ level: 'silent' }),
-    gates: [],
     requests: 'all',
     cookie: () => undefined,
-    environments: ENVIRONMENTS,
   });
   // A real server whose only other handler marks what the fast path left.
   const server = createServer((req, res) => {

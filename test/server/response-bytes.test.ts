@@ -1,5 +1,5 @@
 /**
- * Evaluation responses sized and sent without scanning the text (fast-path.ts sends a body known
+ * Evaluation responses sized and sent without scanning the text (the fast path's exchange sends a body known
  * to be ASCII as latin1, sized by its length): every response's Content-Length is its byte
  * count and its UTF-8 text is intact, whether the variant's attachment, the request id or an
  * unknown flag key named in an error are ASCII or not (keys of flags and variants are ASCII by

@@ -1,6 +1,6 @@
 /**
- * A client snapshot request, as both HTTP paths serve it (client-snapshot/routes.ts on Koa, and
- * fast-path.ts): which reference it reads, and what it is answered for a namespace of that
+ * A client snapshot request, as both HTTP paths serve it (the hot routes of hot.ts, on Koa and on
+ * the fast path): which reference it reads, and what it is answered for a namespace of that
  * reference's snapshot. Keeping the decisions here keeps the two paths' answers identical.
  */
 import type { IncomingHttpHeaders } from 'node:http';

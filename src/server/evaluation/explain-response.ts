@@ -6,7 +6,7 @@
  * `/evaluate/v1/boolean` (evaluation-bodies.ts), so it is the body those endpoints answer for the
  * same request; only requestDurationMillis and timestamp (and a generated requestId) differ.
  * Explaining is for people: it is not counted in `vexil_evaluations_total` and never runs on the
- * fast path (fast-path.ts does not recognise the path; Koa serves it).
+ * fast path (explain is no hot route: Koa serves it).
  */
 import { Code, VexilError } from '../../errors.js';
 import { evaluateBoolean, evaluateVariant } from '../../evaluation/index.js';

@@ -1,7 +1,7 @@
 /**
  * Which evaluation a request asks for and its validated input: the one step between a decoded
  * JSON body and the evaluator, shared by the Koa routes (routes.ts) and the node:http
- * fast path (fast-path.ts), so both refuse exactly the same requests.
+ * fast path (fast-path/), through hot.ts, so both refuse exactly the same requests.
  */
 import { asJsonObject } from '../../http/body.js';
 import { parseBatchRequest, parseEvaluationRequest, type ParsedBatchRequest, type ParsedEvaluationRequest } from './validate-request.js';

@@ -12,10 +12,21 @@ import { paginate, parsePageParams, requireLimitWhenPaging } from '../pipeline/p
 import { sendJson } from '../../http/respond.js';
 import { namespacesOf } from './answer.js';
 import { namespaceOr404, readSnapshot } from '../pipeline/read-snapshot.js';
+import { readCacheControl } from '../pipeline/cache-control.js';
 
-export function registerManagementRoutes(router: Router<AppState>, deps: { store: SnapshotStore }): void {
+export function registerManagementRoutes(outer: Router<AppState>, deps: { store: SnapshotStore }): void {
   const { store } = deps;
   const snapshotOf = (ctx: AppRouterContext) => readSnapshot(ctx, store, ctx.state.query.get('reference'));
+  // A read of a pinned commit named in the URL never changes: its answer says so (pipeline/cache-control.ts).
+  const router = {
+    get(path: string, handler: (ctx: AppRouterContext) => Promise<void>) {
+      outer.get(path, async (ctx) => {
+        await handler(ctx);
+        const cacheControl = readCacheControl(store, ctx.state.query, ctx.state.authentication !== undefined, undefined);
+        if (cacheControl !== undefined) ctx.set('Cache-Control', cacheControl);
+      });
+    },
+  };
 
   router.get('/api/v1/namespaces', async (ctx) => {
     const page = paginate(namespacesOf(await snapshotOf(ctx)), parsePageParams(ctx.state.query));

@@ -12,9 +12,8 @@
  * names (pipeline/environments.ts), else the default reference. Errors are written in the OFREP schema
  * (ofrep/errors.ts, mounted in app.ts for every path under /ofrep/).
  *
- * The evaluation fast path (fast-path.ts) answers single-flag evaluations when it can, with the
- * same decisions (ofrep/target.ts) and error bodies; this route serves the rest (an encoded or
- * trailing-slash path, and every request when the fast path is off).
+ * The single-flag evaluation is a hot route (hot.ts, served by both HTTP paths from
+ * server/hot-routes.ts); this file registers the configuration and the bulk evaluation.
  */
 import type Router from '@koa/router';
 import type { Config } from '../../config/types.js';
@@ -25,8 +24,7 @@ import type { ServerMetrics } from '../pipeline/metrics.js';
 import { bulkNamespace, bulkText } from './bulk.js';
 import { ofrepConfiguration } from './configuration.js';
 import { bulkEtag } from './etag.js';
-import { evaluatedFlagText } from './answer.js';
-import { parseOfrepBulkRequest, parseOfrepRequest } from './request.js';
+import { parseOfrepBulkRequest } from './request.js';
 import { ofrepNamespace, ofrepReference, referenceFailure } from './target.js';
 import { requestBody } from '../../http/request-body.js';
 import { sendJson, sendJsonText } from '../../http/respond.js';
@@ -54,13 +52,6 @@ export function registerOfrepRoutes(router: Router<AppState>, deps: OfrepRoutesD
   const send = (ctx: AppRouterContext, text: string) => sendJsonText(ctx, ctx.state.pretty ? JSON.stringify(JSON.parse(text), null, 2) : text);
 
   router.get('/ofrep/v1/configuration', (ctx) => sendJson(ctx, configuration));
-
-  router.post('/ofrep/v1/evaluate/flags/:key', async (ctx) => {
-    const req = parseOfrepRequest(await requestBody(ctx));
-    const namespaceKey = namespaceKeyOf(ctx);
-    const snapshot = await snapshotOf(ctx);
-    send(ctx, evaluatedFlagText(snapshot, namespaceKey, ctx.params.key!, req, metrics));
-  });
 
   router.post('/ofrep/v1/evaluate/flags', async (ctx) => {
     const req = parseOfrepBulkRequest(await requestBody(ctx));

@@ -1,6 +1,6 @@
 /**
- * What an OFREP evaluation reads, as both HTTP paths decide it (ofrep/routes.ts on Koa, and the
- * single-flag evaluation on fast-path.ts): the namespace and the reference come from headers (and
+ * What an OFREP evaluation reads, as both HTTP paths decide it (the bulk route of routes.ts, and the
+ * single-flag hot route of hot.ts): the namespace and the reference come from headers (and
  * the query), since OFREP bodies have no place for them.
  */
 import type { IncomingHttpHeaders } from 'node:http';

@@ -17,7 +17,7 @@
  *
  * Every header value is computed once here, at start; per request there is a map lookup (list
  * mode) and an array append. Both HTTP paths use this: the Koa middleware below and the evaluation
- * fast path (fast-path.ts), as do the raw-server error answers of listen.ts.
+ * fast path (fast-path/exchange.ts), as do the raw-server error answers of listen.ts.
  */
 import type { Middleware } from 'koa';
 import type { CorsConfig } from '../../config/types.js';

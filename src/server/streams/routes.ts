@@ -4,7 +4,7 @@
  *   GET /client/v2/environments/{environment}/namespaces/{namespace}/stream    Flipt v2, NDJSON
  *   GET /evaluate/v1/namespaces/{namespace}/stream[?reference=][&snapshot=true]   Server-Sent Events
  *
- * The reference is chosen as for the client snapshot (client-snapshot/routes.ts): on the v2 path
+ * The reference is chosen as for the client snapshot (client-snapshot/request.ts): on the v2 path
  * the path's environment, `?reference=` overriding it; on the SSE path `?reference=`, else the
  * environment of `X-Flipt-Environment` / `X-Svc-Environment`, else the default reference.
  *
@@ -18,7 +18,6 @@
  * `stream closed` log line describe).
  */
 import type Router from '@koa/router';
-import type { Middleware } from 'koa';
 import { invalidArgument, notFound } from '../../errors.js';
 import type { AuthGate } from '../../auth/middleware.js';
 import type { Clock } from '../../auth/types.js';
@@ -35,18 +34,14 @@ export interface StreamRoutesDeps {
   store: SnapshotStore;
   hub: StreamHub;
   environments: Config['environments'];
-  /** The app's middleware: those carrying an authentication `gate` check a stream's credential again. */
-  middleware: readonly Middleware<AppState>[];
+  /** The authentication decision, asked again for a stream's credential while it stays open. */
+  authGate?: AuthGate;
   /** The auth service's clock (token expiry is measured on it); default Date.now. */
   authClock?: Clock;
 }
 
 export function registerStreamRoutes(router: Router<AppState>, deps: StreamRoutesDeps): void {
   const { store, hub, environments } = deps;
-  const gates = deps.middleware.flatMap((m) => {
-    const gate = (m as { gate?: AuthGate }).gate;
-    return gate === undefined ? [] : [gate];
-  });
   const authClock = deps.authClock ?? Date.now;
 
   const open = async (
@@ -69,7 +64,7 @@ export function registerStreamRoutes(router: Router<AppState>, deps: StreamRoute
     ctx.set('X-Accel-Buffering', 'no');
     // A HEAD request sees the head a stream would have, and no stream.
     if (ctx.method === 'HEAD') return;
-    const auth = streamAuthentication(ctx, gates, authClock, ctx.state.log);
+    const auth = streamAuthentication(ctx, deps.authGate, authClock);
     hub.open({
       protocol,
       snapshot,

@@ -1,7 +1,7 @@
 /**
  * A stream outlives the authentication check its request passed: the token may be deleted or
  * expire while the connection stays open. A stream opened with a checked credential keeps what
- * the request presented and runs the same decision again (the auth gates of src/auth/middleware.ts,
+ * the request presented and runs the same decision again (the auth gate of src/auth/middleware.ts,
  * namespace scope included) before each event and heartbeat, and at the moment the credential stops
  * being accepted (its expiry; a JWT's expiry plus the leeway), never sooner than
  * EXPIRY_RECHECK_FLOOR_MS after the previous such re-check. A lookup is a cache hit in the auth
@@ -9,8 +9,7 @@
  * map lookup; a token deleted through this process is evicted from that cache at once, one deleted through
  * another replica or worker is seen within cache_ttl.
  */
-import type { Logger } from 'pino';
-import type { AuthGate, AuthRequest } from '../../auth/middleware.js';
+import { authRequestOf, type AuthGate } from '../../auth/middleware.js';
 import { acceptedUntil, type Authentication, type Clock } from '../../auth/types.js';
 import type { AppContext } from '../../http/context.js';
 
@@ -31,26 +30,14 @@ export interface StreamAuthentication {
  * credential that was checked (an open server, `exclude.evaluation`): then there is nothing that
  * could be revoked.
  */
-export function streamAuthentication(ctx: AppContext, gates: readonly AuthGate[], clock: Clock, log: Logger): StreamAuthentication | undefined {
+export function streamAuthentication(ctx: AppContext, gate: AuthGate | undefined, clock: Clock): StreamAuthentication | undefined {
   const initial = ctx.state.authentication;
-  if (initial === undefined || gates.length === 0) return undefined;
-  const cookies = ctx.cookies;
-  const request: AuthRequest = {
-    method: ctx.method,
-    path: ctx.path,
-    authorization: ctx.req.headers.authorization,
-    cookie: (name) => cookies.get(name),
-    // The stream paths take their namespace from the path: no gate reads a body for them.
-    body: () => Promise.resolve(undefined),
-    // The response head is long gone.
-    setCookies: () => undefined,
-    log: () => log,
-  };
+  if (initial === undefined || gate === undefined) return undefined;
+  // The stream paths take their namespace from the path: no gate reads a body for them.
+  const request = authRequestOf(ctx);
   return {
     async check() {
-      let found: Authentication | undefined;
-      for (const gate of gates) found = (await gate(request)) ?? found;
-      return found;
+      return await gate(request);
     },
     expiresAt: acceptedUntil(initial),
     clock,
