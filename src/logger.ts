@@ -52,6 +52,10 @@ export const REDACTED_PATHS: readonly string[] = [
   'config.authentication.methods.token.bootstrap.token',
   'config.authentication.methods.oidc.providers.*.client_secret',
   'config.authentication.methods.code_host.client_secret',
+  'config.webhooks.*.secret',
+  'config.webhooks.*.token',
+  'req.headers["x-gitlab-token"]',
+  'headers["x-gitlab-token"]',
 ];
 
 /**

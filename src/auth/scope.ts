@@ -65,6 +65,9 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
   if ((path === '/auth/v1/method/cluster/serviceaccount' || path === '/auth/v1/method/kubernetes/serviceaccount') && method === 'POST') {
     return { public: true };
   }
+  // Push webhooks: Git hosts and registries send no bearer token; each delivery is authenticated
+  // by its own signature or token (src/server/hooks/), and an unconfigured hook is 404.
+  if (path.startsWith('/hooks/')) return { public: true };
 
   const segments = path.split('/');
   if (path === '/api/v1' || path.startsWith('/api/v1/')) {

@@ -21,6 +21,7 @@ import {
   workerSlot,
 } from '../server/workers.js';
 import { startHttpServer } from '../server/listen.js';
+import { readWebhookSecrets, type WebhookSecrets } from '../server/hooks/secrets.js';
 import { storageFromConfig } from '../sources/from-config.js';
 import type { Storage } from '../sources/storage.js';
 import { InvalidStateError } from '../store/invalid-state-error.js';
@@ -82,6 +83,13 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
   const workers = workerCount(config.server.workers);
   // The primary of a cluster only supervises; each worker runs the rest of this function.
   if (shouldRunClusterPrimary(workers)) return runClusterPrimary({ workers, logger });
+  let webhookSecrets: WebhookSecrets;
+  try {
+    webhookSecrets = readWebhookSecrets(config.webhooks);
+  } catch (err) {
+    io.stderr(`vexil: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
   const configFile = parsed.values.config;
   let storage: Storage;
   try {
@@ -142,6 +150,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       version: VERSION,
       authGate: authRuntime.gate,
       auth: authRuntime.routes,
+      webhookSecrets,
     });
   } catch (err) {
     await store.close();

@@ -62,7 +62,15 @@ const PLACEHOLDER = /^\$\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 /** Names Flipt uses for methods that vexil calls differently. */
 /** Path-valued keys resolved like storage.local.path (which also has a default of its own). */
-const RELATIVE_PATH_KEYS = ['data_dir', 'authentication.storage.sqlite.path'] as const;
+const RELATIVE_PATH_KEYS = [
+  'data_dir',
+  'authentication.storage.sqlite.path',
+  'webhooks.github.secret_file',
+  'webhooks.gitlab.token_file',
+  'webhooks.gitea.secret_file',
+  'webhooks.generic.secret_file',
+  'webhooks.registry.token_file',
+] as const;
 
 const RENAMED_KEYS: Readonly<Record<string, string>> = { github: 'code_host', kubernetes: 'cluster' };
 

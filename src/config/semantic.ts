@@ -42,6 +42,17 @@ export function checkSemantics(raw: Obj): ConfigProblem[] {
     }
   }
 
+  // A webhook secret is written inline or read from a file, not both.
+  const webhooks: Obj = raw.webhooks;
+  for (const [provider, key] of [['github', 'secret'], ['gitlab', 'token'], ['gitea', 'secret'], ['generic', 'secret'], ['registry', 'token']] as const) {
+    const hook: Obj = webhooks[provider];
+    if (hook[key] !== undefined && hook[`${key}_file`] !== undefined) add(`webhooks.${provider}`, `only one of ${key} and ${key}_file can be set`);
+  }
+  const registryHook: Obj = webhooks.registry;
+  if ((registryHook.token !== undefined || registryHook.token_file !== undefined) && raw.storage.type !== 'oci') {
+    add('webhooks.registry', 'needs storage.type oci (registry notifications refresh the OCI backend)');
+  }
+
   const oidc: Obj = methods.oidc;
   (oidc.email_matches as string[]).forEach((pattern, i) => {
     const problem = emailPatternProblem(pattern);

@@ -64,9 +64,23 @@ export interface Config {
     /** ms diff work may hold the serving thread before other requests get their turn (default 200us). */
     slice: number;
   };
+  /** Push webhooks under /hooks/ (src/server/hooks/); each is off unless its secret is set. */
+  webhooks: WebhooksConfig;
   /** Folder for state kept between runs; absent = the OS data folder (see src/config/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;
+}
+
+/**
+ * `webhooks.*`: each provider's shared secret, given inline or as a file path (at most one of the
+ * two; paths resolved like other paths). Read at start by src/server/hooks/secrets.ts.
+ */
+export interface WebhooksConfig {
+  github: { secret?: string; secret_file?: string };
+  gitlab: { token?: string; token_file?: string };
+  gitea: { secret?: string; secret_file?: string };
+  generic: { secret?: string; secret_file?: string };
+  registry: { token?: string; token_file?: string };
 }
 
 /** `cors.*`, Flipt's names (src/server/pipeline/cors.ts; origin syntax in src/http/origins.ts). */

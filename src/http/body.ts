@@ -92,6 +92,30 @@ class BodyRead {
   }
 }
 
+/** A read that delivers the bytes as they came (`sink.onJson` gets the Buffer): signed bodies are verified before parsing. */
+class RawBodyRead extends BodyRead {
+  override done(bytes: Buffer): void {
+    this.sink.onJson(bytes);
+  }
+}
+
+/**
+ * The request body's bytes, unparsed, with the same checks as readJson: a declared or received
+ * length over `limit` is 413 (checked from Content-Length before reading, and counted while
+ * reading), a length that differs from Content-Length is refused, encodings other than identity 415.
+ */
+export function readRawBody(req: IncomingMessage, limit: number): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    try {
+      checkContentHeaders(req);
+    } catch (err) {
+      reject(err);
+      return;
+    }
+    readBody(req, new RawBodyRead({ onJson: (bytes) => resolve(bytes as Buffer), onJsonError: reject }, limit, 0));
+  });
+}
+
 const BODY_READ = Symbol('vexil.bodyRead');
 type ReadingRequest = IncomingMessage & { [BODY_READ]?: BodyRead };
 
@@ -228,6 +252,11 @@ function decodeUtf8(bytes: Buffer): string {
   } catch {
     throw new VexilError(Code.InvalidArgument, 'request body is not valid UTF-8');
   }
+}
+
+/** Bytes read by readRawBody, parsed as readJson would (UTF-8, depth checked; empty reads as `{}`). */
+export function parseJsonBytes(bytes: Buffer, maxDepth = MAX_JSON_DEPTH): unknown {
+  return parseJsonText(decodeUtf8(bytes), maxDepth);
 }
 
 /**

@@ -7,6 +7,12 @@
 /** A request body's size in bytes (1 MiB); beyond it: 413, the rest of the body is not read. */
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * A push webhook's body (`POST /hooks/...`): 4 MiB. Git hosts list at most 20 commits with their
+ * changed paths in a push payload, a few KiB to some hundred; beyond it: 413, the rest is not read.
+ */
+export const MAX_WEBHOOK_BODY_BYTES = 4 * 1024 * 1024;
+
 /** Nesting depth of a JSON body; deeper: 400 (everything that walks the value recurses). */
 export const MAX_JSON_DEPTH = 64;
 

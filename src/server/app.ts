@@ -26,6 +26,10 @@ import { ofrepErrors } from './ofrep/errors.js';
 import { requestLog } from './pipeline/request-log.js';
 import { registerAuthRoutes } from './auth/routes.js';
 import { registerDiffRoutes } from './diff/routes.js';
+import { registerHookRoutes } from './hooks/routes.js';
+import { readWebhookSecrets, type WebhookSecrets } from './hooks/secrets.js';
+import { parseOciReference } from '../sources/oci/reference.js';
+import type { ServedRepository } from './hooks/registry-events.js';
 import { registerExplainRoutes } from './evaluation/routes.js';
 import { hotRoutes } from './hot-routes.js';
 import type { AnyHotRoute } from './pipeline/hot-route.js';
@@ -62,6 +66,16 @@ export interface AppDeps {
   auth?: AuthRoutesDeps;
   /** The built web UI; default: dist/ui when `ui.enabled` (null: none). */
   ui?: UiAssets | null;
+  /** `webhooks.*` secrets already read (vexil serve reads them before starting); default: read from `config.webhooks`. */
+  webhookSecrets?: WebhookSecrets;
+}
+
+/** The repository and tag the OCI backend serves, for registry notifications (undefined: not OCI). */
+function servedRepository(config: Config): ServedRepository | undefined {
+  const repository = config.storage.oci.repository;
+  if (config.storage.type !== 'oci' || repository === undefined) return undefined;
+  const ref = parseOciReference(repository, { insecure: config.storage.oci.insecure });
+  return ref.digest !== undefined ? { repository: ref.repository } : { repository: ref.repository, tag: ref.tag ?? 'latest' };
 }
 
 export type VexilApp = Koa<AppState> & {
@@ -132,6 +146,14 @@ export function createApp(deps: AppDeps): VexilApp {
   const streams = createStreamHub({ store: deps.store, logger: deps.logger, registry: metrics.registry, limits: deps.config.server });
   registerStreamRoutes(router, { store: deps.store, hub: streams, environments: deps.config.environments, ...(deps.authGate ? { authGate: deps.authGate } : {}), ...(deps.auth ? { authClock: deps.auth.service.clock } : {}) });
   if (deps.auth) registerAuthRoutes(router, deps.auth);
+  const served = servedRepository(deps.config);
+  registerHookRoutes(router, {
+    store: deps.store,
+    secrets: deps.webhookSecrets ?? readWebhookSecrets(deps.config.webhooks),
+    logger: deps.logger,
+    registry: metrics.registry,
+    ...(served !== undefined ? { served } : {}),
+  });
 
   app.use(
     requestLog({

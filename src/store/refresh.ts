@@ -5,7 +5,8 @@
  * tracked reference whose revision moved (the default one, the prebuilt ones, those built on
  * request; pinned commits never move), prefetching them together when the source can. A revision
  * already served or already rejected is not read again. Refreshes are queued in the build queue's
- * poll lane and coalesce: asking while one waits joins it.
+ * poll lane and coalesce: asking while one waits joins it. A refresh of named references (a push
+ * webhook names the branch it moved) lists the source as any refresh does but rebuilds only those.
  *
  * Owns the poll generation (a failed on-demand build is retried once it moves), the failures in a
  * row (the poller backs off on them), the last listing's names and the absence tracker. When a
@@ -27,6 +28,8 @@ export interface Refresh {
   refresh(): Promise<void>;
   /** Runs a refresh now (the caller holds the build queue). `listing`: reuse a listing just made (right after start). */
   refreshNow(listing?: Map<string, Revision>): Promise<void>;
+  /** Queues one refresh in the poll lane that rebuilds only `names` (tracked ones; others are ignored). */
+  refreshReferences(names: ReadonlySet<string>): Promise<void>;
   /** Refreshes started so far. */
   readonly polls: number;
   /** Refreshes in a row that failed to list or to read a reference. */
@@ -64,7 +67,8 @@ export function createRefresh(opts: RefreshOptions): Refresh {
   let polls = 0;
   let queuedRefresh: Promise<void> | undefined;
 
-  async function refreshNow(given?: Map<string, Revision>): Promise<void> {
+  /** `only`: check and rebuild these references alone (listed and idle ones evicted as in any refresh). */
+  async function refreshNow(given?: Map<string, Revision>, only?: ReadonlySet<string>): Promise<void> {
     if (isClosed()) return;
     parseCache.nextGeneration();
     polls++;
@@ -92,6 +96,7 @@ export function createRefresh(opts: RefreshOptions): Refresh {
 
     const tracked = new Set([defaultReference, ...refs.names()]);
     for (const ref of current.keys()) if (refs.isPrebuilt(ref)) tracked.add(ref);
+    if (only !== undefined) for (const ref of tracked) if (!only.has(ref)) tracked.delete(ref);
     const todo: Array<[string, Revision]> = [];
     for (const ref of tracked) {
       const st = refs.get(ref);
@@ -186,6 +191,7 @@ export function createRefresh(opts: RefreshOptions): Refresh {
   return {
     refresh,
     refreshNow,
+    refreshReferences: (names) => queue.run('poll', () => refreshNow(undefined, names)),
     get polls() {
       return polls;
     },

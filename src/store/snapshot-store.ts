@@ -9,6 +9,7 @@
  *   build-on-demand.ts  one shared build per reference a request (or start) asked for
  *   build-revision.ts   the build of one revision: read, load, swap in or record the rejection
  *   refresh.ts          one look at the source: drop idle and deleted references, rebuild what moved
+ *   refresh-gate.ts     looks asked for by requests (webhooks, /meta/refresh): coalesced, one a second per reference
  *   poller.ts           when to look: watch debounce, poll timer, backoff
  *   status.ts           the status rows and staleness
  *   refusals.ts         the store's 404/400/503 wording
@@ -47,6 +48,7 @@ import { defaultMaxBackoffMs } from './poll-schedule.js';
 import { createPoller } from './poller.js';
 import { createRefTable } from './ref-table.js';
 import { createRefresh } from './refresh.js';
+import { createRefreshGate } from './refresh-gate.js';
 import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
@@ -102,6 +104,8 @@ export interface ManagedSnapshotStore extends SnapshotStore {
   start(): Promise<void>;
   /** Look at the source now and rebuild what changed (serialized with every other build). */
   refresh(): Promise<void>;
+  requestRefresh(references?: readonly string[]): Promise<void>;
+  tracks(reference: string): boolean;
   parseCacheStats(): ParseCacheStats;
   /** Resolves once no build or refresh is queued and the matchers of the snapshots built are generated (tests, benchmarks). */
   settled(): Promise<void>;
@@ -203,6 +207,11 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     ...(opts.random !== undefined ? { random: opts.random } : {}),
     isClosed,
   });
+  // Looks asked for by requests: coalesced, at most one a second per reference (refresh-gate.ts).
+  const gate = createRefreshGate({
+    look: (only) => (only === undefined ? refresher.refresh() : refresher.refreshReferences(only)),
+    nowMs: () => performance.now(), // monotonic: the bound holds across wall-clock steps
+  });
   const status = createStoreStatus({ refs, polled, ...(opts.maxStalenessMs !== undefined ? { maxStalenessMs: opts.maxStalenessMs } : {}), nowMs });
 
   const store: ManagedSnapshotStore = {
@@ -272,6 +281,10 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
 
     refresh: refresher.refresh,
 
+    requestRefresh: (references) => gate.request(references),
+
+    tracks: (reference) => refs.has(reference) || refs.isPrebuilt(reference),
+
     parseCacheStats: () => parseCache.stats(),
 
     async settled() {
@@ -290,6 +303,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
 
     async close() {
       closed = true;
+      gate.close();
       warmup.close();
       await poller.stop();
       // Backend work is abandoned, not awaited: closing the source first fails its requests in

@@ -70,6 +70,14 @@ export interface SnapshotStore {
   isPinned(ref: string): boolean;
   /** Look at the backend now and rebuild what changed; resolves when done. */
   refresh?(): Promise<void>;
+  /**
+   * Asks for a look at the backend for `references` (undefined: every tracked one), coalesced
+   * with other asks and at most one look a second per reference (refresh-gate.ts); resolves once
+   * a look started after the ask has covered them.
+   */
+  requestRefresh?(references?: readonly string[]): Promise<void>;
+  /** Whether a refresh would look at `reference`: it is kept (built, or being built) or prebuilt. */
+  tracks?(reference: string): boolean;
   /** Listen to swaps, rejections and errors (metrics, logs). Returns an unsubscribe function. */
   subscribe(listener: (event: StoreEvent) => void): () => void;
   close(): Promise<void>;

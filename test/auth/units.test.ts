@@ -31,6 +31,9 @@ t.test('classifyRequest', async (t) => {
   pub('GET', '/auth/v1/method/oidc/google/authorize');
   pub('GET', '/auth/v1/method/code_host/callback');
   pub('POST', '/auth/v1/method/cluster/serviceaccount');
+  pub('POST', '/hooks/github'); // authenticated by the delivery's signature (src/server/hooks/)
+  pub('POST', '/hooks/registry');
+  t.match(classifyRequest('POST', '/hooks'), { public: false, section: 'other' }, '/hooks itself is no hook');
   t.match(classifyRequest('POST', '/auth/v1/method'), { public: false, section: 'auth' });
   t.match(classifyRequest('POST', '/auth/v1/method/token'), { public: false, section: 'auth', namespace: { from: 'none' }, self: false });
   t.match(classifyRequest('GET', '/auth/v1/self'), { self: true });

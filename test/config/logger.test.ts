@@ -67,7 +67,7 @@ t.test('secrets are redacted, the bootstrap client_token is not', async (t) => {
   const log = createLogger({ level: 'info', encoding: 'json', destination: out });
   log.info(
     {
-      req: { method: 'GET', headers: { authorization: 'Bearer abc123', cookie: 'svc_client_token=abc123', host: 'h' } },
+      req: { method: 'GET', headers: { authorization: 'Bearer abc123', cookie: 'svc_client_token=abc123', 'x-gitlab-token': 'abc123', host: 'h' } },
       res: { statusCode: 200, headers: { 'set-cookie': 'svc_client_token=abc123' } },
       provider: { client_id: 'id', client_secret: 'abc123' },
       client_token: 'bootstrap-value',
@@ -101,11 +101,13 @@ t.test('the secrets of a logged config are redacted', async (t) => {
             code_host: { client_secret: 'gh-secret' },
           },
         },
+        webhooks: { github: { secret: 'hook-secret', secret_file: '/run/secrets/gh' }, gitlab: { token: 'hook-token' } },
       },
     },
     'config',
   );
   const text = out.chunks.join('');
   t.match(text, /cid/);
-  t.notMatch(text, /csrf-secret|boot-secret|oidc-secret|gh-secret/);
+  t.match(text, /\/run\/secrets\/gh/, 'a secret file path is not a secret');
+  t.notMatch(text, /csrf-secret|boot-secret|oidc-secret|gh-secret|hook-secret|hook-token/);
 });

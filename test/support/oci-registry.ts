@@ -45,6 +45,20 @@ export interface TestRegistry {
   close(): Promise<void>;
 }
 
+/** The `notifications:` section of the registry's config (JSON is YAML). */
+function notificationsYaml(endpoints: readonly NotificationEndpoint[]): string {
+  if (endpoints.length === 0) return '';
+  const entries = endpoints.map((e) => ({
+    name: e.name,
+    url: e.url,
+    headers: Object.fromEntries(Object.entries(e.headers ?? {}).map(([k, v]) => [k, [v]])),
+    timeout: '2s',
+    threshold: 3,
+    backoff: '1s',
+  }));
+  return `notifications: ${JSON.stringify({ endpoints: entries })}\n`;
+}
+
 function findBinary(name: string): string | undefined {
   for (const dir of (process.env['PATH'] ?? '/usr/bin').split(delimiter)) {
     const p = join(dir, name);
@@ -66,7 +80,19 @@ export function tokenAuthUnavailableReason(): string | undefined {
   return findBinary('openssl') === undefined ? 'openssl not found (Debian package `openssl`)' : undefined;
 }
 
-export async function startRegistry(opts: { auth?: 'none' | 'basic' | 'token'; startTimeoutMs?: number } = {}): Promise<TestRegistry> {
+/**
+ * A `notifications.endpoints` entry: the registry POSTs its event envelopes to `url` with these
+ * headers (each a single value here), retrying failed deliveries after `backoff` (default 1s).
+ */
+export interface NotificationEndpoint {
+  readonly name: string;
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export async function startRegistry(
+  opts: { auth?: 'none' | 'basic' | 'token'; startTimeoutMs?: number; notifications?: readonly NotificationEndpoint[] } = {},
+): Promise<TestRegistry> {
   const bin = findBinary('docker-registry');
   if (bin === undefined) throw new Error(registryUnavailableReason());
   const dir = mkdtempSync(join(tmpdir(), 'vexil-registry-'));
@@ -87,7 +113,7 @@ storage:
   filesystem: { rootdirectory: ${JSON.stringify(join(dir, 'data'))} }
   delete: { enabled: true }
 http: { addr: "127.0.0.1:0", secret: test-secret }
-${authYaml}`,
+${authYaml}${notificationsYaml(opts.notifications ?? [])}`,
   );
   const child = spawn(bin, ['serve', join(dir, 'config.yml')], { stdio: ['ignore', 'ignore', 'pipe'] });
   let log = '';

@@ -1,7 +1,8 @@
 /**
  * Operational endpoints: `/health` (liveness), `/ready` (the default reference has a snapshot that
  * is not stale), `/meta/info`, `/meta/snapshots` (vexil's extension: per-reference load status),
- * `POST /meta/refresh` (vexil's extension, for push webhooks: poll the backend now) and `/metrics`
+ * `POST /meta/refresh` (vexil's extension: look at the backend now, coalesced and at most once a
+ * second; push webhooks from Git hosts are src/server/hooks/) and `/metrics`
  * (unless `server.metrics_address` serves it on a listener of its own, src/server/meta/metrics-listener.ts).
  */
 import type Router from '@koa/router';
@@ -129,10 +130,13 @@ export function registerMetaRoutes(router: Router<AppState>, deps: MetaDeps): vo
     sendJson(ctx, snapshotsJson(store));
   });
 
-  // Answers once the poll is done, with every reference's status (revisions, errors) after it.
+  // Answers once a look at the backend started after the request has run, with every
+  // reference's status (revisions, errors) after it. Calls coalesce: however many arrive, the
+  // backend is looked at most once a second (src/store/refresh-gate.ts).
   router.post('/meta/refresh', async (ctx) => {
-    if (store.refresh === undefined) throw new VexilError(Code.Unimplemented, 'this storage cannot be refreshed');
-    await store.refresh();
+    if (store.requestRefresh !== undefined) await store.requestRefresh();
+    else if (store.refresh !== undefined) await store.refresh();
+    else throw new VexilError(Code.Unimplemented, 'this storage cannot be refreshed');
     sendJson(ctx, snapshotsJson(store));
   });
 
