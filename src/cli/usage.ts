@@ -21,6 +21,7 @@ Commands:
   test        Run flag test files (*.test.yml) against state files
   bundle      Build, list, push and pull OCI bundles of flag state
   diff        Compare two states (folders or Git revisions) and preview the impact
+  stale       List flags serving one outcome to everyone, expired or unused in code
   help [CMD]  Show help (for a command)
 
 Options:
@@ -200,6 +201,41 @@ Exit status: 0 compared (changed or not), 1 a side is invalid or, with
 malformed contexts file).
 `;
 
+export const STALE_USAGE = `Usage: vexil stale [DIR] [--repo PATH [--rev REV] [--max-commits N]] [--code DIR]
+                   [--format text|json|markdown] [--today YYYY-MM-DD]
+
+Lists the flags that are ready to be removed:
+- flags that serve one outcome to every entity (a disabled variant flag; one
+  variant for all; a boolean flag always true or always false), decided from
+  the evaluation semantics; with --repo, since which commit (the oldest commit
+  of the unbroken run, on the first-parent history);
+- temporary flags past their expiry date (metadata lifecycle: temporary and
+  expires: YYYY-MM-DD or an RFC 3339 date-time);
+- with --code, flags whose key is a whole word of no source file under DIR.
+
+DIR is the state folder (default: the current folder), or with --repo the
+state's sub-folder in the repository (default: its root).
+
+Options:
+      --repo PATH         Read the state from the Git repository at PATH and
+                            walk its history for "since which commit"
+      --rev REV           With --repo: the revision to read (default HEAD)
+      --max-commits N     With --repo: commits read at most (default 200)
+      --code DIR          Look for each flag key in the files under DIR
+                            (honours .gitignore; skips .git, links, binaries)
+      --max-files N       Files read at most under --code (default 20000)
+      --max-file-bytes N  Larger files are skipped (default 1048576)
+      --max-code-bytes N  Bytes read at most under --code (default 268435456)
+  -f, --format FMT        text (default), json (schemas/stale.schema.json),
+                            markdown (for a pull-request comment)
+      --today DATE        The date to judge expiry at (default: today, UTC)
+  -h, --help              Show this help
+
+Exit status: 0 reported (stale flags or not), 1 the state is invalid or
+cannot be read (not a Git repository, unknown revision, unreadable folder),
+2 usage error.
+`;
+
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   serve: SERVE_USAGE,
   validate: VALIDATE_USAGE,
@@ -207,5 +243,6 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   test: TEST_USAGE,
   bundle: BUNDLE_USAGE,
   diff: DIFF_USAGE,
+  stale: STALE_USAGE,
   help: MAIN_USAGE,
 };

@@ -105,6 +105,10 @@ export const RULES = {
   'flag-test.type': { severity: 'error', meaning: 'a key of a test file or case has the wrong type', hint: 'write the type named in the message' },
   'flag-test.unreadable': { severity: 'error', meaning: 'a flag test file could not be read', hint: 'check the path and its permissions' },
 
+  // Lifecycle of flags (`metadata.owner`, `metadata.expires`, `metadata.lifecycle`): src/state/checks/lifecycle.ts, `vexil stale`.
+  'flag.expired': { severity: 'warning', meaning: 'a flag with `lifecycle: temporary` in its metadata is past its `expires` date', hint: 'remove the flag (and its uses in the code), or move `expires` to a later date' },
+  'flag.expires.invalid': { severity: 'warning', meaning: "a flag's `metadata.expires` is not a date (YYYY-MM-DD) or an RFC 3339 date-time, so its expiry is never checked", hint: 'write the date as YYYY-MM-DD, e.g. expires: "2026-12-31"' },
+
   // Faults of vexil itself.
   'internal.error': { severity: 'error', meaning: 'loading failed on a bug of vexil, not on the state', hint: 'please report this with the state files that trigger it' },
 } as const satisfies Record<string, RuleEntry>;
