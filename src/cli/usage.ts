@@ -223,7 +223,8 @@ Options:
       --max-commits N     With --repo: commits read at most (default 200)
       --code DIR          Look for each flag key in the files under DIR
                             (honours .gitignore; skips .git, links, binaries)
-      --max-files N       Files read at most under --code (default 20000)
+      --max-files N       Files read (and folders listed) at most under
+                            --code (default 20000)
       --max-file-bytes N  Larger files are skipped (default 1048576)
       --max-code-bytes N  Bytes read at most under --code (default 268435456)
   -f, --format FMT        text (default), json (schemas/stale.schema.json),

@@ -69,13 +69,9 @@ t.test('the fixture: json valid against the schema, markdown tables', async (t) 
   t.ok(m.stdout.includes('| `default/old-experiment` | @growth | expired on 2026-01-31 |'));
 });
 
-t.test('--repo: the commit since which a flag has served one outcome', async (t) => {
-  const why = gitUnavailableReason();
-  if (why !== undefined) {
-    reportMissing('git', why);
-    skipUnlessCI(t, why);
-    return;
-  }
+const noGit = gitUnavailableReason();
+t.test('--repo: the commit since which a flag has served one outcome', { skip: skipUnlessCI(noGit) }, async (t) => {
+  if (noGit !== undefined) return reportMissing(t, 'git', noGit); // reached under CI only: fails
   const repo = await createTestRepo(t);
   const c1 = await repo.commit('main', { 'flags/features.yml': part('before.features.yml') }, { message: 'checkout-v2 at 50%' });
   const c2 = await repo.commit('main', { 'flags/notes.md': 'state notes\n' }, { message: 'notes beside the state' });
@@ -147,12 +143,17 @@ t.test('--code: whole-word keys in the files git would track, within the bounds'
 
   const few = JSON.parse((await runCli(['stale', 'flags', '--code', '.', '--max-files', '2', '--format', 'json'], { cwd: root })).stdout) as Report;
   t.same([few.code!.files, few.code!.complete, few.code!.limit], [2, false, 'files']);
+  // Folders count against the same bound: a deep tree of empty folders is not walked to its end.
+  mkdirSync(join(root, 'deep/a/b/c/d/e'), { recursive: true });
+  const deep = JSON.parse((await runCli(['stale', 'flags', '--code', 'deep', '--max-files', '3', '--format', 'json'], { cwd: root })).stdout) as Report;
+  t.same([deep.code!.files, deep.code!.complete, deep.code!.limit], [0, false, 'files']);
   const text = await runCli(['stale', 'flags', '--code', '.', '--max-code-bytes', '100'], { cwd: root });
   t.match(text.stdout, /\(scan stopped at a bound\)/);
   t.match(text.stdout, /\(the scan stopped at its byte bound\)\n/);
 });
 
-t.test('bad input: a clear message, exit 1 (cannot read) or 2 (usage)', async (t) => {
+t.test('bad input: a clear message, exit 1 (cannot read) or 2 (usage)', { skip: skipUnlessCI(noGit) }, async (t) => {
+  if (noGit !== undefined) return reportMissing(t, 'git', noGit);
   const dir = tmp(t);
   writeFileSync(join(dir, 'file.txt'), 'x');
   const cases: [string[], number, RegExp][] = [

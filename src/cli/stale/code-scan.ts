@@ -2,14 +2,15 @@
  * `vexil stale --code DIR`: which flag keys appear in some source file under DIR. One walk of the
  * folder that honours `.gitignore` files at every level (the `ignore` package implements git's
  * pattern rules; a deeper file's match, ignore or negation, wins over a shallower one's), never
- * enters `.git`, never follows symbolic links, and skips the folders given in `skip` and the files in `skipFiles` (the
- * state folder or its files, which name every key). Bounded: at most `maxFiles` files are read, a file
- * over `maxFileBytes` is skipped (its size is known before it is read), the scan stops before
- * `maxTotalBytes` would be passed, and a file with a NUL byte in its first 8 KiB is binary and
- * skipped. When a bound stops the scan, `complete` is false: a key not found may be in a file not
- * read. Matching is linear in the bytes read: each file is split once into tokens of letters,
- * digits, `_` and `-` (and once more with `,` when a key contains one), each looked up in the set
- * of keys; a key counts only as a whole token (`beta` is not found in `beta-access`).
+ * enters `.git`, never follows symbolic links, and skips the folders given in `skip` and the files
+ * in `skipFiles` (the state folder or its files, which name every key). Bounded: at most `maxFiles`
+ * files are read (and as many folders listed), a file over `maxFileBytes` is skipped (its size is
+ * known before it is read), the scan stops before `maxTotalBytes` would be passed, and a file with
+ * a NUL byte in its first 8000 bytes is binary and skipped. When a bound stops the scan, `complete` is
+ * false: a key not found may be in a file not read. Matching is linear in the bytes read: each file
+ * is split once into tokens of letters, digits, `_` and `-` (and once more with `,` when a key
+ * contains one), each looked up in the set of keys; a key counts only as a whole token (`beta` is
+ * not found in `beta-access`).
  */
 import { lstat, open, readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -71,8 +72,14 @@ export async function scanCode(opts: CodeScanOptions): Promise<CodeScanResult> {
   const skipFiles = new Set(opts.skipFiles ?? []);
   const stack: { abs: string; rel: string; levels: readonly Level[] }[] = [{ abs: opts.root, rel: '', levels: [] }];
 
+  let folders = 0;
   walk: while (stack.length > 0) {
     const dir = stack.pop()!;
+    // Folders are bounded like files: a tree of empty folders costs a listing each.
+    if (++folders > opts.maxFiles) {
+      limit = 'files';
+      break;
+    }
     let entries;
     try {
       entries = await readdir(dir.abs, { withFileTypes: true });
