@@ -23,6 +23,8 @@ import type { Problem } from '../model/problem.js';
 import { schemaFindings } from './schema.js';
 import { selectFiles } from './select.js';
 import { checkDocuments } from './semantic.js';
+import { placeFindings } from './checks/place-findings.js';
+import { runChecks, type CheckOptions } from './checks/run-checks.js';
 import type { RuleId } from './rules.js';
 
 export interface StateFile {
@@ -46,9 +48,16 @@ export interface LoadOptions {
    * equal content and whole namespaces (see intern.ts). Goes with the parse cache it was used with.
    */
   readonly buildCache?: BuildCache;
+  /**
+   * Run the semantic checks (checks/run-checks.ts) on a state that builds, and report them with
+   * the other problems (not in the snapshot's warnings). `vexil validate` asks for them; serving
+   * does not pay for them.
+   */
+  readonly checks?: CheckOptions;
 }
 
 export type { BuildCache };
+export type { CheckOptions };
 export type { ContentTable } from './intern.js';
 
 export interface ParseCache {
@@ -207,7 +216,11 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
     mergeFindings(findings, built.findings);
     return { problems: located() };
   }
-  return { snapshot: built.snapshot, problems: warnings };
+  if (opts.checks === undefined) return { snapshot: built.snapshot, problems: warnings };
+  const reports = runChecks(built.snapshot, opts.checks);
+  if (reports.length === 0) return { snapshot: built.snapshot, problems: warnings };
+  mergeFindings(findings, placeFindings(reports, checked.namespaces));
+  return { snapshot: built.snapshot, problems: located() };
 }
 
 function mergeFindings(into: FindingsByFile, from: FindingsByFile): void {
