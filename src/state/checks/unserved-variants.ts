@@ -1,7 +1,7 @@
 /**
- * `variant.unserved`: a variant of a variant flag that evaluation never serves: not the default
- * variant, and in no distribution over 0% (a share truncated to 0 buckets counts as 0%) of a rule
- * that can decide. Clients reading it get it only from the flag's listing. Disabled flags are
+ * `variant.unserved`: a variant of a variant flag with rules that evaluation never serves: not
+ * the default variant, and in no distribution over 0% (a share truncated to 0 buckets counts as
+ * 0%) of a rule that can decide. Clients reading it get it only from the flag's listing. Disabled flags are
  * judged as if enabled (flag.disabled.rules covers their being disabled).
  */
 import { finding, type CheckContext, type CheckReport } from './check-report.js';
@@ -11,7 +11,9 @@ export function unservedVariantChecks(ctx: CheckContext): CheckReport[] {
   for (const ns of ctx.snapshot.namespaces.values()) {
     for (const flag of ns.flags.values()) {
       const v = flag.compiled.variant;
-      if (v === null || flag.variants.length === 0) continue;
+      // A flag without rules serves its default (or nothing) to everyone: its other variants are
+      // the alternatives a default is switched to, not a mistake.
+      if (v === null || flag.variants.length === 0 || flag.rules.length === 0) continue;
       const served = new Set<string>();
       if (flag.defaultVariant !== undefined) served.add(flag.defaultVariant.key);
       const never = ctx.decisions(flag).never;
