@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import t from 'tap';
-import Ajv04 from 'ajv-draft-04';
+import Ajv04Module from 'ajv-draft-04';
 import addFormats from 'ajv-formats';
 import { RULES } from '../../src/state/rules.js';
 import { FIXTURES, tempState } from '../store/temp-state.js';
@@ -19,8 +19,8 @@ const SCHEMA = JSON.parse(readFileSync(join(REPO, 'node_modules/@microsoft/jest-
 
 function sarifValidator() {
   // The schema's `language` pattern is not valid with the u flag (a stray `]`): read patterns as plain RegExp.
-  const ajv = new Ajv04({ allErrors: true, strict: false, unicodeRegExp: false });
-  addFormats(ajv);
+  const ajv = new Ajv04Module.default({ allErrors: true, strict: false, unicodeRegExp: false });
+  addFormats.default(ajv);
   return ajv.compile(SCHEMA);
 }
 

@@ -39,8 +39,7 @@ function ruleDecisions(flag: Flag, segments: ReadonlyMap<string, Segment>): Flag
   let catchAll: { index: number; because: string } | undefined;
   for (let r = 0; r < flag.rules.length; r++) {
     const rule = flag.rules[r];
-    const keys = rule.segmentKey !== '' ? [rule.segmentKey] : rule.segmentKeys;
-    const set = normalSet(keys, rule.segmentOperator === 'AND_SEGMENT_OPERATOR', segments);
+    const set = normalSet(rule.segmentKey !== '' ? oneKey(rule.segmentKey) : rule.segmentKeys, rule.segmentOperator === 'AND_SEGMENT_OPERATOR', segments);
     sets.push(set);
     never.push(judge(set, sets, r, catchAll, 'rule'));
     if (catchAll === undefined && set.truth === 'always') catchAll = { index: r, because: set.because };
@@ -62,6 +61,13 @@ function judge(set: NormalSet, sets: readonly NormalSet[], at: number, catchAll:
     }
   }
   return undefined;
+}
+
+/** A one-key list without allocating (normalSet reads it before the next call). */
+const ONE: string[] = [''];
+function oneKey(key: string): readonly string[] {
+  ONE[0] = key;
+  return ONE;
 }
 
 function sameIds(a: NormalSet, b: NormalSet): boolean {
@@ -94,8 +100,7 @@ function rolloutDecisions(flag: Flag, segments: ReadonlyMap<string, Segment>): F
       continue;
     }
     const s = rollout.segment;
-    const keys = s.segmentKey !== '' ? [s.segmentKey] : s.segmentKeys;
-    const set = normalSet(keys, s.segmentOperator === 'AND_SEGMENT_OPERATOR', segments);
+    const set = normalSet(s.segmentKey !== '' ? oneKey(s.segmentKey) : s.segmentKeys, s.segmentOperator === 'AND_SEGMENT_OPERATOR', segments);
     sets[r] = set;
     never.push(judge(set, sets, r, catchAll, 'rollout'));
     if (catchAll === undefined && set.truth === 'always') catchAll = { index: r, because: set.because };

@@ -108,9 +108,27 @@ function identityOf(segment: Segment): string {
   return id;
 }
 
+/** One-segment sets (most rules and rollouts): the operator does not matter, so one per segment. */
+const singles = new WeakMap<Segment, NormalSet>();
+
 /** `keys` as declared (duplicates allowed); every key names a segment of `segments`. */
 export function normalSet(keys: readonly string[], and: boolean, segments: ReadonlyMap<string, Segment>): NormalSet {
-  const distinct = [...new Set(keys)];
+  if (keys.length === 1) {
+    const segment = segments.get(keys[0]);
+    if (segment !== undefined) {
+      let set = singles.get(segment);
+      if (set === undefined) {
+        set = normalSetOf(keys, false, segments);
+        singles.set(segment, set);
+      }
+      return set;
+    }
+  }
+  return normalSetOf(keys, and, segments);
+}
+
+function normalSetOf(keys: readonly string[], and: boolean, segments: ReadonlyMap<string, Segment>): NormalSet {
+  const distinct = keys.length === 1 ? keys : [...new Set(keys)];
   if (distinct.length === 0) {
     return and
       ? { truth: 'always', because: 'it lists no segments (AND of nothing matches every entity)', and, ids: [] }
