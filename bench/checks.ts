@@ -1,11 +1,14 @@
 /**
  * `npm run bench -- checks`: the semantic checks of `vexil validate` on a generated state of
  * 10,000 flags (test/support/generate-state.ts, the load benchmark's shapes: 2,000 segments),
- * timed as `load` with and without them (the part of `vexil validate` the checks change: reading
- * the files is the same either way). Each repetition runs both modes in fresh processes, in
- * alternating order; the ratio is of the medians over all repetitions. Target: with checks
- * <= 1.5x without (issue 21).
+ * measured two ways, each mode in fresh processes in alternating order, ratios of medians:
+ * - the command itself, as the target is worded (issue 21: "<= 1.5x the time of `vexil validate`
+ *   without them"): the compiled `vexil validate DIR --format json`, with and without
+ *   `--no-checks`, wall time from spawn to exit;
+ * - `load` alone (parse, validate, build, and the checks with their positions), the part the
+ *   checks change, with CPU time beside wall time (steadier on a shared machine).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -46,6 +49,27 @@ export async function runChecksBench(build: BenchBuild, opts: ChecksOptions, log
         lines[mode].push(line!);
       }
     }
+    // The command: `vexil validate` as a user runs it (compiled; JSON output, discarded).
+    const command: Record<ChecksMode, number[]> = { without: [], with: [] };
+    for (let rep = 0; rep < opts.reps * 2; rep++) {
+      const order: ChecksMode[] = rep % 2 === 0 ? ['without', 'with'] : ['with', 'without'];
+      for (const mode of order) {
+        const t0 = performance.now();
+        const r = spawnSync(process.execPath, [join(build.root, 'src/cli/main.js'), 'validate', root, '--format', 'json', ...(mode === 'without' ? ['--no-checks'] : [])], {
+          encoding: 'utf8',
+          maxBuffer: 256 * 1024 * 1024,
+          env: { ...process.env, NODE_OPTIONS: '' },
+        });
+        const ms = performance.now() - t0;
+        if (r.status !== 0) throw new Error(`vexil validate failed (${r.status}): ${r.stderr.slice(0, 500)}`);
+        command[mode].push(ms);
+        log(`checks: vexil validate ${mode === 'without' ? '--no-checks ' : ''}in ${fmtMs(ms)} ms`);
+      }
+    }
+    const commandWithout = median(command.without);
+    const commandWith = median(command.with);
+    const commandRatio = commandWith / commandWithout;
+
     const med = (mode: ChecksMode, f: (l: ChecksWorkerLine) => number) => median(lines[mode].map(f));
     const wallWithout = med('without', (l) => l.medianMs);
     const wallWith = med('with', (l) => l.medianMs);
@@ -56,15 +80,21 @@ export async function runChecksBench(build: BenchBuild, opts: ChecksOptions, log
     const markdown = [
       `${opts.flags.toLocaleString('en')} flags, ${opts.segments.toLocaleString('en')} segments; ${opts.reps} processes per mode, ${opts.runs} loads each. With checks: ${problems} reports.`,
       '',
+      '| `vexil validate DIR --format json` (the command) | median wall (ms) |',
+      '| --- | ---: |',
+      `| with \`--no-checks\` | ${fmtMs(commandWithout)} |`,
+      `| with the checks | ${fmtMs(commandWith)} |`,
+      `| ratio | ${fmtRatio(commandRatio)} |`,
+      '',
       '| `load` (vexil validate\'s core) | median (ms) | first load (ms) | CPU, median (ms) |',
       '| --- | ---: | ---: | ---: |',
       `| without checks | ${fmtMs(wallWithout)} | ${fmtMs(med('without', (l) => l.firstMs))} | ${fmtMs(med('without', (l) => l.medianCpuMs))} |`,
       `| with checks | ${fmtMs(wallWith)} | ${fmtMs(med('with', (l) => l.firstMs))} | ${fmtMs(med('with', (l) => l.medianCpuMs))} |`,
       `| ratio | ${fmtRatio(ratio)} | ${fmtRatio(firstRatio)} | ${fmtRatio(cpuRatio)} |`,
       '',
-      `${verdict(ratio <= TARGET_RATIO)} checks on ${opts.flags.toLocaleString('en')} flags: ${fmtRatio(ratio)} the time of validate without them (target <= ${TARGET_RATIO}x)`,
+      `${verdict(commandRatio <= TARGET_RATIO)} checks on ${opts.flags.toLocaleString('en')} flags: \`vexil validate\` takes ${fmtRatio(commandRatio)} the time it takes without them (target <= ${TARGET_RATIO}x; \`load\` alone: ${fmtRatio(ratio)} wall, ${fmtRatio(cpuRatio)} CPU)`,
     ].join('\n');
-    return { markdown, verdicts: [{ target: `checks: ${fmtRatio(ratio)} the time of validate without them (<= ${TARGET_RATIO}x)`, ok: ratio <= TARGET_RATIO }] };
+    return { markdown, verdicts: [{ target: `checks: vexil validate ${fmtRatio(commandRatio)} the time without them (<= ${TARGET_RATIO}x); load alone ${fmtRatio(ratio)}`, ok: commandRatio <= TARGET_RATIO }] };
   } finally {
     rmSync(root, { recursive: true, force: true });
   }
