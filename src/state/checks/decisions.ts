@@ -9,10 +9,14 @@
  * matches every entity (no constraints, AND of nothing, a threshold over 99), when an earlier one
  * matches every entity it matches (segment-set implication, segment-verdicts.ts), or, for a
  * threshold, when earlier thresholds already take every bucket it would (0% takes none). Rules of
- * a disabled variant flag are judged as if it were enabled (they decide once it is). Pure.
+ * a disabled variant flag are judged as if it were enabled (they decide once it is). Pure; the
+ * implication test looks at most MAX_EARLIER rules back, so work stays linear in the rules.
  */
 import type { Flag, Segment } from '../../model/snapshot.js';
 import { implies, normalSet, type NormalSet } from './segment-verdicts.js';
+
+/** Earlier rules or rollouts a set is compared with (see judge). */
+const MAX_EARLIER = 256;
 
 /** Why a rule or rollout never decides, in words that finish "it never decides: ...". */
 export type NeverDecides = { readonly because: string; readonly by?: number };
@@ -53,7 +57,9 @@ function judge(set: NormalSet, sets: readonly NormalSet[], at: number, catchAll:
   }
   if (set.truth === 'never') return { because: `it matches no entity: ${set.because}` };
   if (set.truth === 'depends') {
-    for (let e = 0; e < at; e++) {
+    // Bounded work for flags with thousands of rules: the nearest earlier ones only (missing a
+    // report is allowed, a wrong one is not).
+    for (let e = Math.max(0, at - MAX_EARLIER); e < at; e++) {
       const earlier = sets[e];
       if (earlier !== undefined && earlier.truth === 'depends' && implies(set, earlier)) {
         return { because: `${noun} ${e + 1} before it matches every entity this one matches${sameIds(set, earlier) ? ' (the same segments)' : ''}`, by: e };
