@@ -5,7 +5,9 @@
  * rule id and index, its level (error, warning; info is `note`), its message (and hint) and its
  * physical location: the file as the other formats print it (relative to the folder vexil was run
  * from, which is the repository root in CI) and its line and column (UTF-16 code units, as
- * editors count). A problem with no file has no location.
+ * editors count). Code scanning refuses a result without a location and places one only by its
+ * `startLine`: a problem about a whole file points at its line 1, column 1, and one about no file
+ * (the state as a whole) at the folder checked (`.` when there is none).
  */
 import type { Problem } from '../model/problem.js';
 import { RULES, type RuleSeverity } from '../state/rules.js';
@@ -41,21 +43,18 @@ export function formatSarif(problems: readonly Problem[]): string {
   const results = problems.map((p) => {
     const message = p.hint !== undefined && p.hint !== '' ? `${p.message}\nhint: ${p.hint}` : p.message;
     const ruleIndex = indexOf.get(p.rule);
-    const location =
-      p.file === ''
-        ? undefined
-        : {
-            physicalLocation: {
-              artifactLocation: { uri: uriOf(p.file), uriBaseId: '%SRCROOT%' },
-              ...(p.line > 0 ? { region: { startLine: p.line, ...(p.column > 0 ? { startColumn: p.column } : {}) } } : {}),
-            },
-          };
+    const location = {
+      physicalLocation: {
+        artifactLocation: { uri: p.file === '' ? '.' : uriOf(p.file), uriBaseId: '%SRCROOT%' },
+        region: { startLine: Math.max(1, p.line), startColumn: p.line > 0 ? Math.max(1, p.column) : 1 },
+      },
+    };
     return {
       ruleId: p.rule,
       ...(ruleIndex !== undefined ? { ruleIndex } : {}),
       level: levelOf(p.severity),
       message: { text: message },
-      ...(location !== undefined ? { locations: [location] } : {}),
+      locations: [location],
     };
   });
   const log = {
