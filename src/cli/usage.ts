@@ -53,20 +53,23 @@ Exit status: 0 after a clean shutdown (SIGTERM/SIGINT), 1 when the config or
 the initial state is invalid (the located problems are printed on stderr).
 `;
 
-export const VALIDATE_USAGE = `Usage: vexil validate [PATH...] [--format text|json|github] [--strict]
+export const VALIDATE_USAGE = `Usage: vexil validate [PATH...] [--format text|json|github|sarif] [--strict] [--no-checks]
 
 Checks flag state the way "vexil serve" loads it and reports every problem with
 its file, line and column. Each PATH is a state folder (its index file
 .vexil.yml or .flipt.yml, or default discovery, selects the state files) or a
 state file; all files given directly are checked together as one state.
-Default PATH: the current folder.
+Default PATH: the current folder. A state without errors also gets the semantic
+checks (unreachable rules, segments that match nobody, ...) as warnings.
 
 Options:
   -f, --format FMT  text (default): file:line:col: severity rule: message, the
                       offending line with a caret, the hint, and a summary line
                     json: an array of problems
-                    github: GitHub Actions annotations (::error / ::warning)
-      --strict      Fail on warnings too
+                    github: GitHub Actions annotations (::error / ::warning / ::notice)
+                    sarif: a SARIF 2.1.0 log (GitHub code scanning)
+      --strict      Fail on warnings too (information never fails)
+      --no-checks   Skip the semantic checks
   -h, --help        Show this help
 
 Exit status: 0 valid, 1 invalid (or warnings with --strict), 2 usage error.
