@@ -1,0 +1,179 @@
+/**
+ * Replicas coordinated through a real engine (PostgreSQL, then Redis: one body run per engine).
+ * Each replica is a real snapshot store over its own Git source on one real repository, its
+ * listings counted; the coordinators talk only through the engine. Proves: one leader; a revision
+ * the leader found reaches the follower by notification and the follower serves exactly it
+ * without listing the source; a refresh asked on the follower reaches the leader; the leader's
+ * session killed → the other leads and the first rejoins as follower; engine stopped → every
+ * replica standalone, unhealthy, polling on its own; engine back → rejoined without restart.
+ */
+import tap from 'tap';
+import { createGitSource } from '../../../src/sources/git/source.js';
+import type { Source } from '../../../src/sources/types.js';
+import { createCoordinator, type Coordinator } from '../../../src/store/coordination/coordinator.js';
+import { coordinatedStore } from '../../../src/store/coordination/coordinated-store.js';
+import type { CoordinationEngine } from '../../../src/store/coordination/engine.js';
+import { createSnapshotStore, type ManagedSnapshotStore } from '../../../src/store/snapshot-store.js';
+import type { SnapshotStore } from '../../../src/store/types.js';
+import { gitFixture, gitUnavailableReason, greeting } from '../../support/git-fixture.js';
+import { createTestRepo, type TestRepo } from '../../support/git-repo.js';
+import { isCI, reportMissing } from '../../support/requirements.js';
+import { ENGINES } from './engines.js';
+
+const hello = { 'features.yml': gitFixture('hello.yml') };
+const bonjour = { 'features.yml': gitFixture('bonjour.yml') };
+const broken = { 'features.yml': gitFixture('broken.yml') };
+
+const TICK_MS = 100;
+const LEASE_MS = 400;
+
+interface Replica {
+  readonly name: string;
+  readonly store: ManagedSnapshotStore;
+  readonly served: SnapshotStore;
+  readonly coordinator: Coordinator;
+  /** Listings of the source this replica made. */
+  listings(): number;
+}
+
+async function waitFor(what: string, cond: () => boolean, ms = 30_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!cond()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+async function startReplica(t: { teardown(fn: () => unknown): void }, name: string, repo: TestRepo, engine: CoordinationEngine): Promise<Replica> {
+  const git = createGitSource({ repository: repo.gitdir });
+  let listings = 0;
+  const source: Source = {
+    ...git,
+    refs: () => {
+      listings++;
+      return git.refs();
+    },
+  };
+  const store = createSnapshotStore({ source, defaultReference: 'main', pollIntervalMs: 200 });
+  await store.start();
+  const coordinator = createCoordinator({ store, engine, logger: { debug() {}, info() {}, warn() {}, error() {} }, tickMs: TICK_MS, backstopMs: 3_600_000 });
+  const served = coordinatedStore(store, coordinator);
+  await coordinator.start();
+  t.teardown(() => served.close());
+  return { name, store, served, coordinator, listings: () => listings };
+}
+
+/** An engine a test can make unreachable for one replica only (as if its process were gone). */
+function killable(engine: CoordinationEngine): CoordinationEngine & { dead: boolean } {
+  const k = {
+    type: engine.type,
+    dead: false,
+    open: (handlers: Parameters<CoordinationEngine['open']>[0]) =>
+      k.dead ? Promise.reject(new Error('this replica is down')) : engine.open(handlers),
+  };
+  return k;
+}
+
+const role = (r: Replica) => r.coordinator.status().role;
+const revisionOf = (r: Replica) => r.store.get('main')?.revision;
+
+if (gitUnavailableReason() !== undefined) reportMissing(tap, 'git', gitUnavailableReason() as string);
+
+for (const kind of ENGINES) {
+  const reason = kind.unavailableReason() ?? gitUnavailableReason();
+  tap.test(`coordination through ${kind.name}`, { skip: reason !== undefined && !isCI() ? reason : false }, async (t) => {
+    if (reason !== undefined) reportMissing(t, kind.name, reason);
+    const kit = await kind.start({ leaseMs: LEASE_MS });
+    t.teardown(() => kit.close());
+    const repo = await createTestRepo(t);
+    const c1 = await repo.commit('main', hello);
+
+    const aEngine = killable(kit.engine());
+    const a = await startReplica(t, 'a', repo, aEngine);
+    await waitFor('a leads', () => role(a) === 'leader');
+    const b = await startReplica(t, 'b', repo, kit.engine());
+    await waitFor('b follows', () => role(b) === 'follower');
+    t.same(a.coordinator.status(), { type: kind.name, role: 'leader', healthy: true });
+    t.same(b.coordinator.status(), { type: kind.name, role: 'follower', healthy: true });
+    await waitFor('b knows the cluster revision', () => b.coordinator.clusterRevisions().get('main')?.revision === c1);
+    const mainRow = b.served.status().find((s) => s.reference === 'main');
+    t.equal(mainRow?.clusterRevision, c1, 'the status shows the cluster revision beside the local one');
+    t.equal(mainRow?.revision?.id, c1);
+
+    await t.test('a revision the leader finds reaches the follower, which serves exactly it without listing', async (t) => {
+      const before = b.listings();
+      const c2 = await repo.commit('main', bonjour);
+      await waitFor('a serves c2', () => revisionOf(a) === c2);
+      await waitFor('b serves c2', () => revisionOf(b) === c2);
+      t.equal(greeting(b.store.get('main')), greeting(a.store.get('main')));
+      t.equal(b.coordinator.clusterRevisions().get('main')?.revision, c2);
+      t.equal(b.listings(), before, 'the follower did not list the source');
+    });
+
+    await t.test('an invalid revision is rejected by the leader and never published; every replica keeps the last good', async (t) => {
+      const good = revisionOf(b);
+      const bad = await repo.commit('main', broken);
+      await waitFor('a rejected it', () => a.store.status().find((s) => s.reference === 'main')?.lastRejected?.revision.id === bad);
+      t.equal(revisionOf(a), good, 'a still serves the last good revision');
+      t.equal(b.coordinator.clusterRevisions().get('main')?.revision, good, 'the cluster revision is still the good one');
+      t.equal(revisionOf(b), good, 'b still serves the last good revision');
+    });
+
+    await t.test('a refresh asked on the follower is made by the leader and reaches every replica', async (t) => {
+      // The leader polls every 200 ms anyway; the request proves the channel, so a stopped poll timer makes it the only path.
+      a.store.setPolling(false);
+      const c3 = await repo.commit('main', hello);
+      await b.served.refresh?.();
+      await waitFor('a serves c3', () => revisionOf(a) === c3);
+      await waitFor('b serves c3', () => revisionOf(b) === c3);
+      a.store.setPolling(true);
+      t.pass('served on both');
+    });
+
+    await t.test("the leader's session killed: the follower leads, the old leader rejoins as follower", async (t) => {
+      // a's process "dies": its session is ended by the server and it cannot reach the engine again until revived.
+      aEngine.dead = true;
+      await kit.killLeader();
+      await waitFor('b leads', () => role(b) === 'leader');
+      t.same(a.coordinator.status(), { type: kind.name, role: 'standalone', healthy: false }, 'a is on its own meanwhile');
+      aEngine.dead = false;
+      await waitFor('a follows', () => role(a) === 'follower' && a.coordinator.status().healthy);
+      const c4 = await repo.commit('main', bonjour);
+      const before = a.listings();
+      await waitFor('b serves c4', () => revisionOf(b) === c4);
+      await waitFor('a serves c4', () => revisionOf(a) === c4);
+      t.equal(a.listings(), before, 'the new follower did not list the source');
+    });
+
+    await t.test('engine stopped: every replica polls on its own and says so; engine back: rejoined', async (t) => {
+      await kit.stop();
+      await waitFor('both standalone', () => role(a) === 'standalone' && role(b) === 'standalone');
+      t.same(a.served.coordination?.(), { type: kind.name, role: 'standalone', healthy: false });
+      t.same(b.served.coordination?.(), { type: kind.name, role: 'standalone', healthy: false });
+      const c5 = await repo.commit('main', hello);
+      await waitFor('a serves c5 by its own poll', () => revisionOf(a) === c5);
+      await waitFor('b serves c5 by its own poll', () => revisionOf(b) === c5);
+
+      await kit.start();
+      await waitFor('one leader and one follower again', () => {
+        const roles = [role(a), role(b)].sort();
+        return roles[0] === 'follower' && roles[1] === 'leader';
+      });
+      t.ok(a.coordinator.status().healthy && b.coordinator.status().healthy, 'both healthy');
+      const [leader, follower] = role(a) === 'leader' ? [a, b] : [b, a];
+      const c6 = await repo.commit('main', bonjour);
+      await waitFor('the leader serves c6', () => revisionOf(leader) === c6);
+      const before = follower.listings();
+      await waitFor('the follower serves c6', () => revisionOf(follower) === c6);
+      t.equal(follower.listings(), before, 'the follower follows again instead of listing');
+      t.equal(follower.served.status().find((s) => s.reference === 'main')?.clusterRevision, c6);
+    });
+
+    await t.test('closing the leader hands leadership over at once', async (t) => {
+      const [leader, follower] = role(a) === 'leader' ? [a, b] : [b, a];
+      await leader.coordinator.close();
+      await waitFor('the follower leads', () => role(follower) === 'leader');
+      t.pass(`${follower.name} leads`);
+    });
+  });
+}

@@ -1,0 +1,85 @@
+/**
+ * The coordination engines the coordinator suite runs against, each a real server from
+ * test/support/throwaway-db.ts, with what the suite does to it: stop and start it again, and kill
+ * the leader's session from the server side (as when the leader's process or host dies).
+ */
+import pg from 'pg';
+import { createClient } from 'redis';
+import type { CoordinationEngine } from '../../../src/store/coordination/engine.js';
+import { createPostgresEngine } from '../../../src/store/coordination/postgres-engine.js';
+import { createRedisEngine, LEADER_KEY } from '../../../src/store/coordination/redis-engine.js';
+import { postgresUnavailableReason, redisUnavailableReason, startPostgres, startRedis } from '../../support/throwaway-db.js';
+
+export interface EngineKit {
+  /** A new engine (one per replica) on the running server. */
+  engine(): CoordinationEngine;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+  /** Ends the connections of the session holding leadership, from the server. */
+  killLeader(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface EngineKind {
+  readonly name: 'postgres' | 'redis';
+  unavailableReason(): string | undefined;
+  start(opts: { leaseMs: number }): Promise<EngineKit>;
+}
+
+export const ENGINES: readonly EngineKind[] = [
+  {
+    name: 'postgres',
+    unavailableReason: postgresUnavailableReason,
+    async start() {
+      const server = await startPostgres({ database: 'vexil_cluster' });
+      return {
+        engine: () => createPostgresEngine({ url: server.url, connectTimeoutMs: 2000, queryTimeoutMs: 2000 }),
+        stop: () => server.stop(),
+        start: () => server.start(),
+        async killLeader() {
+          const admin = new pg.Client({ connectionString: server.url });
+          admin.on('error', () => undefined);
+          await admin.connect();
+          try {
+            await admin.query(
+              `SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted AND pid <> pg_backend_pid()`,
+            );
+          } finally {
+            await admin.end();
+          }
+        },
+        close: () => server.close(),
+      };
+    },
+  },
+  {
+    name: 'redis',
+    unavailableReason: redisUnavailableReason,
+    async start({ leaseMs }) {
+      const server = await startRedis();
+      return {
+        engine: () => createRedisEngine({ url: server.url, leaseMs, connectTimeoutMs: 2000, commandTimeoutMs: 2000 }),
+        stop: () => server.stop(),
+        start: () => server.start(),
+        async killLeader() {
+          const admin = createClient({ url: server.url });
+          admin.on('error', () => undefined);
+          await admin.connect();
+          try {
+            const holder = await admin.get(LEADER_KEY);
+            if (holder === null) throw new Error('nobody holds the lease');
+            const list = String(await admin.sendCommand(['CLIENT', 'LIST']));
+            for (const line of list.split('\n')) {
+              if (!line.includes(`name=vexil-coordination-${holder}`)) continue;
+              const id = /(?:^| )id=(\d+)/.exec(line)?.[1];
+              if (id !== undefined) await admin.sendCommand(['CLIENT', 'KILL', 'ID', id]);
+            }
+          } finally {
+            await admin.close();
+          }
+        },
+        close: () => server.close(),
+      };
+    },
+  },
+];
