@@ -11,6 +11,8 @@ import { createRedisEngine, LEADER_KEY } from '../../../src/store/coordination/r
 import { postgresUnavailableReason, redisUnavailableReason, startPostgres, startRedis } from '../../support/throwaway-db.js';
 
 export interface EngineKit {
+  /** The server's URL (cluster.coordination.<type>.url). */
+  readonly url: string;
   /** A new engine (one per replica) on the running server. */
   engine(): CoordinationEngine;
   stop(): Promise<void>;
@@ -33,6 +35,7 @@ export const ENGINES: readonly EngineKind[] = [
     async start() {
       const server = await startPostgres({ database: 'vexil_cluster' });
       return {
+        url: server.url,
         engine: () => createPostgresEngine({ url: server.url, connectTimeoutMs: 2000, queryTimeoutMs: 2000 }),
         stop: () => server.stop(),
         start: () => server.start(),
@@ -58,6 +61,7 @@ export const ENGINES: readonly EngineKind[] = [
     async start({ leaseMs }) {
       const server = await startRedis();
       return {
+        url: server.url,
         engine: () => createRedisEngine({ url: server.url, leaseMs, connectTimeoutMs: 2000, commandTimeoutMs: 2000 }),
         stop: () => server.stop(),
         start: () => server.start(),
