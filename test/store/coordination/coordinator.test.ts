@@ -7,6 +7,9 @@
  * session killed → the other leads and the first rejoins as follower; engine stopped → every
  * replica standalone, unhealthy, polling on its own; engine back → rejoined without restart.
  */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import tap from 'tap';
 import { createGitSource } from '../../../src/sources/git/source.js';
 import type { Source } from '../../../src/sources/types.js';
@@ -44,8 +47,14 @@ async function waitFor(what: string, cond: () => boolean, ms = 30_000): Promise<
   }
 }
 
-async function startReplica(t: { teardown(fn: () => unknown): void }, name: string, repo: TestRepo, engine: CoordinationEngine): Promise<Replica> {
-  const git = createGitSource({ repository: repo.gitdir });
+async function startReplica(
+  t: { teardown(fn: () => unknown): void },
+  name: string,
+  repo: TestRepo,
+  engine: CoordinationEngine,
+  opts: { repository?: string; maxLagMs?: number } = {},
+): Promise<Replica> {
+  const git = createGitSource({ repository: opts.repository ?? repo.gitdir });
   let listings = 0;
   const source: Source = {
     ...git,
@@ -56,7 +65,7 @@ async function startReplica(t: { teardown(fn: () => unknown): void }, name: stri
   };
   const store = createSnapshotStore({ source, defaultReference: 'main', pollIntervalMs: 200 });
   await store.start();
-  const coordinator = createCoordinator({ store, engine, logger: { debug() {}, info() {}, warn() {}, error() {} }, tickMs: TICK_MS, backstopMs: 3_600_000 });
+  const coordinator = createCoordinator({ store, engine, logger: { debug() {}, info() {}, warn() {}, error() {} }, tickMs: TICK_MS, backstopMs: 3_600_000, ...(opts.maxLagMs !== undefined ? { maxLagMs: opts.maxLagMs } : {}) });
   const served = coordinatedStore(store, coordinator);
   await coordinator.start();
   t.teardown(() => served.close());
@@ -167,6 +176,26 @@ for (const kind of ENGINES) {
       await waitFor('the follower serves c6', () => revisionOf(follower) === c6);
       t.equal(follower.listings(), before, 'the follower follows again instead of listing');
       t.equal(follower.served.status().find((s) => s.reference === 'main')?.clusterRevision, c6);
+    });
+
+    await t.test('a follower that cannot build the cluster revision lags, and says so past max_lag', async (t) => {
+      // c reads a copy of the repository made now: commits made after it are not there.
+      const copy = mkdtempSync(join(tmpdir(), 'vexil-lagging-'));
+      t.teardown(() => rmSync(copy, { recursive: true, force: true }));
+      cpSync(repo.gitdir, copy, { recursive: true });
+      const c = await startReplica(t, 'c', repo, kit.engine(), { repository: copy, maxLagMs: 1 });
+      await waitFor('c follows', () => role(c) === 'follower');
+      const before = c.served.status().find((s) => s.reference === 'main');
+      t.equal(before?.lagging, undefined, 'in step: not lagging');
+      const served = revisionOf(c);
+      const next = await repo.commit('main', served === undefined || greeting(c.store.get('main')) === 'hello' ? bonjour : hello);
+      await waitFor('c knows the cluster revision', () => c.coordinator.clusterRevisions().get('main')?.revision === next);
+      await waitFor('c reports lagging', () => c.served.status().find((s) => s.reference === 'main')?.lagging !== undefined);
+      const row = c.served.status().find((s) => s.reference === 'main');
+      t.equal(row?.revision?.id, served, 'c still serves its last good revision');
+      t.equal(row?.clusterRevision, next);
+      t.match(row?.lagging, /has served another revision than the cluster's/);
+      t.ok(row?.lastError, 'the failed read is in lastError');
     });
 
     await t.test('closing the leader hands leadership over at once', async (t) => {
