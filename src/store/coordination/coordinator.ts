@@ -12,7 +12,8 @@
  *   build exactly that revision (serveRevision) and swap, and only then do the store's listeners
  *   (the streams) hear of it; every `backstopMs` (±10%) the engine's table is read again in case a
  *   notification was lost, and a reference this replica keeps that the cluster does not list (one
- *   built because a request here named it) is refreshed from the source at that pace.
+ *   built because a request here named it, or one the leader dropped: deleted upstream) is
+ *   refreshed from the source at that pace.
  * - Engine lost (stopped, unreachable, a statement timed out): the session ends, the replica is
  *   `standalone` and unhealthy, its store polls on its own; the next tick that reaches the engine
  *   rejoins as leader or follower, without a restart. A dead leader's session frees leadership
@@ -85,6 +86,15 @@ export function createCoordinator(opts: CoordinatorOptions): Coordinator {
   const lagSince = new Map<string, number>();
 
   const unsubscribe = store.subscribe((e) => {
+    if (e.type === 'dropped') {
+      // The leader no longer keeps it (deleted upstream, or idle): followers that do refresh it at the backstop's pace.
+      cluster.delete(e.reference);
+      const s = session;
+      if (role === 'leader' && s !== undefined) {
+        s.withdraw(e.reference).catch((err: unknown) => logger.warn({ reference: e.reference, err: message(err) }, 'could not withdraw a reference from the cluster'));
+      }
+      return;
+    }
     if (e.type !== 'swap') return;
     updateLag();
     if (role === 'leader' && session !== undefined) void publish(session, e.reference, e.snapshot.revision);

@@ -38,6 +38,8 @@ export interface EngineSession {
   lead(): Promise<boolean>;
   /** Records `revision` for `reference` (a new sequence when it changed) and notifies every replica. */
   publish(reference: string, revision: string): Promise<ClusterRevision>;
+  /** Removes `reference` from the table (the leader no longer keeps it: deleted upstream, or idle). */
+  withdraw(reference: string): Promise<void>;
   /** The whole table, as the engine has it now (invalid rows left out). */
   revisions(): Promise<ClusterRevision[]>;
   /** Asks the leader to look at the source now. */

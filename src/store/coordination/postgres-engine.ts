@@ -153,6 +153,10 @@ export function createPostgresEngine(opts: PostgresEngineOptions): CoordinationE
         if (parsed === undefined) throw new Error(`the cluster table holds no valid row for reference "${reference}"`);
         return parsed;
       },
+      async withdraw(reference) {
+        if (!leading) throw new Error('only the leader withdraws revisions');
+        await query('DELETE FROM vexil_cluster_revisions WHERE reference = $1', [reference]);
+      },
       async revisions() {
         const r = await query<{ reference: string; revision: string; sequence: string }>(
           'SELECT reference, revision, sequence::text AS sequence FROM vexil_cluster_revisions',

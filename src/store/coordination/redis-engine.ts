@@ -158,6 +158,10 @@ export function createRedisEngine(opts: RedisEngineOptions): CoordinationEngine 
         if (row === undefined) throw new Error(`the cluster table holds no valid row for reference "${reference}"`);
         return row;
       },
+      async withdraw(reference) {
+        if (!leading) throw new Error('only the leader withdraws revisions');
+        await command('withdraw', () => client.hDel(TABLE_KEY, reference));
+      },
       async revisions() {
         const all = await command('table read', () => client.hGetAll(TABLE_KEY));
         const rows: ClusterRevision[] = [];

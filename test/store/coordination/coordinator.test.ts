@@ -191,11 +191,38 @@ for (const kind of ENGINES) {
       const next = await repo.commit('main', served === undefined || greeting(c.store.get('main')) === 'hello' ? bonjour : hello);
       await waitFor('c knows the cluster revision', () => c.coordinator.clusterRevisions().get('main')?.revision === next);
       await waitFor('c reports lagging', () => c.served.status().find((s) => s.reference === 'main')?.lagging !== undefined);
+      await waitFor('c failed to read it', () => c.served.status().find((s) => s.reference === 'main')?.lastError !== undefined);
       const row = c.served.status().find((s) => s.reference === 'main');
       t.equal(row?.revision?.id, served, 'c still serves its last good revision');
       t.equal(row?.clusterRevision, next);
       t.match(row?.lagging, /has served another revision than the cluster's/);
       t.ok(row?.lastError, 'the failed read is in lastError');
+    });
+
+    await t.test('a reference the leader builds is published; once deleted upstream it is withdrawn from the table', async (t) => {
+      const leader = role(a) === 'leader' ? a : b;
+      const feature = await repo.commit('feature', bonjour);
+      await leader.store.refresh(); // a fresh listing that has the new branch
+      await leader.served.resolve('feature');
+      const tableRows = async () => {
+        const s = await kit.engine().open({ onRevision() {}, onRefreshRequest() {}, onLost() {} });
+        try {
+          return await s.revisions();
+        } finally {
+          await s.close();
+        }
+      };
+      await waitFor('published', () => leader.coordinator.clusterRevisions().get('feature')?.revision === feature);
+      t.ok((await tableRows()).some((r) => r.reference === 'feature' && r.revision === feature), 'in the table');
+      await repo.deleteBranch('feature');
+      await waitFor('dropped by the leader', () => leader.store.get('feature') === undefined);
+      let rows = await tableRows();
+      for (let i = 0; i < 100 && rows.some((r) => r.reference === 'feature'); i++) {
+        await new Promise((r) => setTimeout(r, 20));
+        rows = await tableRows();
+      }
+      t.notOk(rows.some((r) => r.reference === 'feature'), 'withdrawn from the table');
+      t.ok(rows.some((r) => r.reference === 'main'), 'the others stay');
     });
 
     await t.test('closing the leader hands leadership over at once', async (t) => {
