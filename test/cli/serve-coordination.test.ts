@@ -4,8 +4,10 @@
  * `POST /meta/refresh` on a follower reaches every replica (`X-Vexil-Revision`); the leader
  * SIGKILLed → another leads; the engine stopped → every replica standalone, unhealthy, still
  * ready and serving, and following the push by polling on its own; the engine back → rejoined
- * without a restart.
+ * without a restart. And the workers of one replica (`server.workers: 2`) are two participants: one
+ * leads, the other follows.
  */
+import { readFileSync, writeFileSync } from 'node:fs';
 import tap from 'tap';
 import { startServe, type ServeProcess } from '../auth/process.js';
 import { gitFixture, gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';
@@ -124,5 +126,32 @@ for (const kind of ENGINES) {
       return true;
     });
     t.pass('rejoined without a restart');
+  });
+}
+
+for (const kind of ENGINES) {
+  const reason = kind.unavailableReason() ?? gitReason;
+  tap.test(`the workers of one replica coordinate through ${kind.name}: one leads, the other follows`, { skip: reason !== undefined && !isCI() ? reason : false }, async (t) => {
+    if (reason !== undefined) reportMissing(t, kind.name, reason);
+    const kit = await kind.start({ leaseMs: 1000 });
+    t.teardown(() => kit.close());
+    const git = await startGitFixture(t);
+    await git.repo.commit('main', hello);
+    const { dir, config } = writeServeConfig(t, 'vexil-workers-', () => [
+      `storage: { type: git, git: { repository: ${JSON.stringify(git.url)}, poll_interval: 2s, cache_dir: cache } }`,
+      `cluster: { coordination: { type: ${kind.name}, ${kind.name}: { url: ${JSON.stringify(kit.url)} } } }`,
+    ]);
+    writeFileSync(config, readFileSync(config, 'utf8').replace('http_port: 0 }', 'http_port: 0, workers: 2 }'));
+    const replica = await startServe(t, config, dir);
+    await replica.waitForLog((e) => String(e.msg).startsWith('following the cluster'));
+    const leading = replica.entries().filter((e) => String(e.msg).startsWith('leading the cluster'));
+    t.equal(leading.length, 1, 'one worker leads');
+    const c2 = await git.repo.commit('main', bonjour);
+    // Connections go to either worker: every answer is the push once both serve it.
+    await waitFor('both workers serve the push', async () => {
+      for (let i = 0; i < 10; i++) if ((await servedRevision(replica)) !== c2) return false;
+      return true;
+    });
+    t.pass('both workers serve the push');
   });
 }
