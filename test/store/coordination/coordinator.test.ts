@@ -10,7 +10,10 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pino } from 'pino';
 import tap from 'tap';
+import { loadConfig } from '../../../src/config/load.js';
+import { startHttpServer } from '../../../src/server/listen.js';
 import { createGitSource } from '../../../src/sources/git/source.js';
 import type { Source } from '../../../src/sources/types.js';
 import { createCoordinator, type Coordinator } from '../../../src/store/coordination/coordinator.js';
@@ -197,6 +200,33 @@ for (const kind of ENGINES) {
       t.equal(row?.clusterRevision, next);
       t.match(row?.lagging, /has served another revision than the cluster's/);
       t.ok(row?.lastError, 'the failed read is in lastError');
+
+      // What the server makes of it: /ready 503 with the reason, /meta/snapshots and the metrics.
+      const server = await startHttpServer({
+        store: c.served,
+        config: loadConfig({ env: {} }),
+        logger: pino({ level: 'silent' }),
+        storageType: 'git',
+        version: { version: '1.2.3' },
+        host: '127.0.0.1',
+        port: 0,
+      });
+      t.teardown(() => server.close());
+      const ready = await fetch(`${server.url}/ready`);
+      t.equal(ready.status, 503, '/ready: not ready while lagging past max_lag');
+      t.match(((await ready.json()) as { message: string }).message, /has served another revision than the cluster's/);
+      const snapshots = (await (await fetch(`${server.url}/meta/snapshots`)).json()) as {
+        coordination: unknown;
+        references: Array<{ reference: string; clusterRevision?: string; lagging?: string }>;
+      };
+      t.same(snapshots.coordination, { type: kind.name, role: 'follower', healthy: true });
+      const main = snapshots.references.find((r) => r.reference === 'main');
+      t.equal(main?.clusterRevision, next);
+      t.type(main?.lagging, 'string');
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      t.match(metrics, /vexil_coordination_healthy 1/);
+      t.match(metrics, /vexil_coordination_role\{role="follower"\} 1/);
+      t.match(metrics, /vexil_coordination_role\{role="leader"\} 0/);
     });
 
     await t.test('a reference the leader builds is published; once deleted upstream it is withdrawn from the table', async (t) => {
