@@ -109,9 +109,10 @@ export function createCoordinator(opts: CoordinatorOptions): Coordinator {
     }
   }
 
+  /** Keeps `row` unless it is older than, or the same as, what is known of its reference. */
   function remember(row: ClusterRevision): boolean {
     const known = cluster.get(row.reference);
-    if (known !== undefined && known.sequence >= row.sequence) return false;
+    if (known !== undefined && (row.sequence < known.sequence || (row.sequence === known.sequence && row.revision === known.revision))) return false;
     cluster.set(row.reference, row);
     return true;
   }
@@ -164,10 +165,10 @@ export function createCoordinator(opts: CoordinatorOptions): Coordinator {
   async function reconcile(s: EngineSession): Promise<void> {
     const rows = await s.revisions();
     const listed = new Set<string>();
+    // The table is the truth: it also corrects a notification that was not (a forged sequence).
     for (const row of rows) {
       listed.add(row.reference);
-      const known = cluster.get(row.reference);
-      if (known === undefined || known.sequence <= row.sequence) cluster.set(row.reference, row);
+      cluster.set(row.reference, row);
     }
     const served = store.servedRevisions();
     let unlisted = false;

@@ -131,6 +131,20 @@ for (const kind of ENGINES) {
       t.equal(revisionOf(b), good, 'b still serves the last good revision');
     });
 
+    await t.test('garbage on the channel is ignored; a well-formed notification of a revision that cannot be read never replaces the good snapshot', async (t) => {
+      const good = revisionOf(b);
+      const known = b.coordinator.clusterRevisions().get('main');
+      for (const payload of ['not json', '[]', '{"reference":"main","revision":"","sequence":99999}', '{"reference":"main","revision":"x\\u0000y","sequence":99999}', '{"reference":"main","revision":"abc","sequence":-1}']) {
+        await kit.notifyRaw(payload);
+      }
+      const missing = 'f'.repeat(40);
+      await kit.notifyRaw(JSON.stringify({ reference: 'main', revision: missing, sequence: (known?.sequence ?? 0) + 1 }));
+      await waitFor('b tried the well-formed one', () => b.store.status().find((s) => s.reference === 'main')?.lastError !== undefined);
+      t.equal(revisionOf(b), good, 'b still serves the last good revision');
+      t.equal(b.coordinator.clusterRevisions().get('main')?.revision, missing, 'only the well-formed notification was taken');
+      t.not(known, undefined);
+    });
+
     await t.test('a refresh asked on the follower is made by the leader and reaches every replica', async (t) => {
       // The leader polls every 200 ms anyway; the request proves the channel, so a stopped poll timer makes it the only path.
       a.store.setPolling(false);

@@ -6,8 +6,8 @@
 import pg from 'pg';
 import { createClient } from 'redis';
 import type { CoordinationEngine } from '../../../src/store/coordination/engine.js';
-import { createPostgresEngine } from '../../../src/store/coordination/postgres-engine.js';
-import { createRedisEngine, LEADER_KEY } from '../../../src/store/coordination/redis-engine.js';
+import { createPostgresEngine, REVISION_CHANNEL as PG_REVISION_CHANNEL } from '../../../src/store/coordination/postgres-engine.js';
+import { createRedisEngine, LEADER_KEY, REVISION_CHANNEL as REDIS_REVISION_CHANNEL } from '../../../src/store/coordination/redis-engine.js';
 import { postgresUnavailableReason, redisUnavailableReason, startPostgres, startRedis } from '../../support/throwaway-db.js';
 
 export interface EngineKit {
@@ -17,6 +17,8 @@ export interface EngineKit {
   engine(): CoordinationEngine;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Sends `payload` on the revision channel as any client of the engine could. */
+  notifyRaw(payload: string): Promise<void>;
   /** Ends the connections of the session holding leadership, from the server. */
   killLeader(): Promise<void>;
   close(): Promise<void>;
@@ -39,6 +41,16 @@ export const ENGINES: readonly EngineKind[] = [
         engine: () => createPostgresEngine({ url: server.url, connectTimeoutMs: 2000, queryTimeoutMs: 2000 }),
         stop: () => server.stop(),
         start: () => server.start(),
+        async notifyRaw(payload) {
+          const admin = new pg.Client({ connectionString: server.url });
+          admin.on('error', () => undefined);
+          await admin.connect();
+          try {
+            await admin.query('SELECT pg_notify($1, $2)', [PG_REVISION_CHANNEL, payload]);
+          } finally {
+            await admin.end();
+          }
+        },
         async killLeader() {
           const admin = new pg.Client({ connectionString: server.url });
           admin.on('error', () => undefined);
@@ -65,6 +77,16 @@ export const ENGINES: readonly EngineKind[] = [
         engine: () => createRedisEngine({ url: server.url, leaseMs, connectTimeoutMs: 2000, commandTimeoutMs: 2000 }),
         stop: () => server.stop(),
         start: () => server.start(),
+        async notifyRaw(payload) {
+          const admin = createClient({ url: server.url });
+          admin.on('error', () => undefined);
+          await admin.connect();
+          try {
+            await admin.publish(REDIS_REVISION_CHANNEL, payload);
+          } finally {
+            await admin.close();
+          }
+        },
         async killLeader() {
           const admin = createClient({ url: server.url });
           admin.on('error', () => undefined);
