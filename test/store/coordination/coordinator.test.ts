@@ -31,7 +31,8 @@ const bonjour = { 'features.yml': gitFixture('bonjour.yml') };
 const broken = { 'features.yml': gitFixture('broken.yml') };
 
 const TICK_MS = 100;
-const LEASE_MS = 400;
+/** Long enough that a loaded machine's late tick does not lose the lease; a killed leader's is waited out. */
+const LEASE_MS = 2000;
 
 interface Replica {
   readonly name: string;
@@ -55,7 +56,7 @@ async function startReplica(
   name: string,
   repo: TestRepo,
   engine: CoordinationEngine,
-  opts: { repository?: string; maxLagMs?: number } = {},
+  opts: { repository?: string; maxLagMs?: number; backstopMs?: number } = {},
 ): Promise<Replica> {
   const git = createGitSource({ repository: opts.repository ?? repo.gitdir });
   let listings = 0;
@@ -68,7 +69,7 @@ async function startReplica(
   };
   const store = createSnapshotStore({ source, defaultReference: 'main', pollIntervalMs: 200 });
   await store.start();
-  const coordinator = createCoordinator({ store, engine, logger: { debug() {}, info() {}, warn() {}, error() {} }, tickMs: TICK_MS, backstopMs: 3_600_000, ...(opts.maxLagMs !== undefined ? { maxLagMs: opts.maxLagMs } : {}) });
+  const coordinator = createCoordinator({ store, engine, logger: { debug() {}, info() {}, warn() {}, error() {} }, tickMs: TICK_MS, backstopMs: opts.backstopMs ?? 3_600_000, ...(opts.maxLagMs !== undefined ? { maxLagMs: opts.maxLagMs } : {}) });
   const served = coordinatedStore(store, coordinator);
   await coordinator.start();
   t.teardown(() => served.close());
@@ -103,7 +104,11 @@ for (const kind of ENGINES) {
     const aEngine = killable(kit.engine());
     const a = await startReplica(t, 'a', repo, aEngine);
     await waitFor('a leads', () => role(a) === 'leader');
-    const b = await startReplica(t, 'b', repo, kit.engine());
+    const bEngine = killable(kit.engine());
+    const b = await startReplica(t, 'b', repo, bEngine);
+    /** Who leads now (the lease may move under load; the tests do not assume it stays with a). */
+    const pair = () =>
+      role(a) === 'leader' ? { leader: a, follower: b, leaderEngine: aEngine } : { leader: b, follower: a, leaderEngine: bEngine };
     await waitFor('b follows', () => role(b) === 'follower');
     t.same(a.coordinator.status(), { type: kind.name, role: 'leader', healthy: true });
     t.same(b.coordinator.status(), { type: kind.name, role: 'follower', healthy: true });
@@ -147,28 +152,48 @@ for (const kind of ENGINES) {
 
     await t.test('a refresh asked on the follower is made by the leader and reaches every replica', async (t) => {
       // The leader polls every 200 ms anyway; the request proves the channel, so a stopped poll timer makes it the only path.
-      a.store.setPolling(false);
+      const { leader, follower } = pair();
+      leader.store.setPolling(false);
       const c3 = await repo.commit('main', hello);
-      await b.served.refresh?.();
-      await waitFor('a serves c3', () => revisionOf(a) === c3);
-      await waitFor('b serves c3', () => revisionOf(b) === c3);
-      a.store.setPolling(true);
+      await follower.served.refresh?.();
+      await waitFor('the leader serves c3', () => revisionOf(leader) === c3);
+      await waitFor('the follower serves c3', () => revisionOf(follower) === c3);
+      leader.store.setPolling(true);
       t.pass('served on both');
     });
 
+    await t.test('a lost notification: the backstop reads the table and the follower serves the revision', async (t) => {
+      const d = await startReplica(t, 'd', repo, kit.engine(), { backstopMs: 300 });
+      await waitFor('d follows', () => role(d) === 'follower');
+      const { leader, follower } = pair();
+      leader.store.setPolling(false); // the leader does not publish it itself
+      const next = await repo.commit('main', greeting(d.store.get('main')) === 'hello' ? bonjour : hello);
+      const before = d.listings();
+      await kit.writeRowSilently('main', next);
+      await waitFor('d serves it', () => revisionOf(d) === next);
+      t.equal(d.listings(), before, 'read from the table, not from a listing');
+      await d.coordinator.close();
+      // The other follower missed it too (the table already had it when the leader published): the next change brings both in step.
+      leader.store.setPolling(true);
+      const after = await repo.commit('main', greeting(d.store.get('main')) === 'hello' ? bonjour : hello);
+      await waitFor('the leader serves the next change', () => revisionOf(leader) === after);
+      await waitFor('the follower serves the next change', () => revisionOf(follower) === after);
+    });
+
     await t.test("the leader's session killed: the follower leads, the old leader rejoins as follower", async (t) => {
-      // a's process "dies": its session is ended by the server and it cannot reach the engine again until revived.
-      aEngine.dead = true;
+      // The leader's process "dies": its session is ended by the server and it cannot reach the engine again until revived.
+      const { leader, follower, leaderEngine } = pair();
+      leaderEngine.dead = true;
       await kit.killLeader();
-      await waitFor('b leads', () => role(b) === 'leader');
-      t.same(a.coordinator.status(), { type: kind.name, role: 'standalone', healthy: false }, 'a is on its own meanwhile');
-      aEngine.dead = false;
-      await waitFor('a follows', () => role(a) === 'follower' && a.coordinator.status().healthy);
+      await waitFor('the follower leads', () => role(follower) === 'leader');
+      t.same(leader.coordinator.status(), { type: kind.name, role: 'standalone', healthy: false }, 'the old leader is on its own meanwhile');
+      leaderEngine.dead = false;
+      await waitFor('the old leader follows', () => role(leader) === 'follower' && leader.coordinator.status().healthy);
       const c4 = await repo.commit('main', bonjour);
-      const before = a.listings();
-      await waitFor('b serves c4', () => revisionOf(b) === c4);
-      await waitFor('a serves c4', () => revisionOf(a) === c4);
-      t.equal(a.listings(), before, 'the new follower did not list the source');
+      const before = leader.listings();
+      await waitFor('the new leader serves c4', () => revisionOf(follower) === c4);
+      await waitFor('the new follower serves c4', () => revisionOf(leader) === c4);
+      t.equal(leader.listings(), before, 'the new follower did not list the source');
     });
 
     await t.test('engine stopped: every replica polls on its own and says so; engine back: rejoined', async (t) => {

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { createClient } from 'redis';
 import type { CoordinationEngine } from '../../../src/store/coordination/engine.js';
 import { createPostgresEngine, REVISION_CHANNEL as PG_REVISION_CHANNEL } from '../../../src/store/coordination/postgres-engine.js';
-import { createRedisEngine, LEADER_KEY, REVISION_CHANNEL as REDIS_REVISION_CHANNEL } from '../../../src/store/coordination/redis-engine.js';
+import { createRedisEngine, LEADER_KEY, REVISION_CHANNEL as REDIS_REVISION_CHANNEL, SEQUENCE_KEY, TABLE_KEY } from '../../../src/store/coordination/redis-engine.js';
 import { postgresUnavailableReason, redisUnavailableReason, startPostgres, startRedis } from '../../support/throwaway-db.js';
 
 export interface EngineKit {
@@ -17,6 +17,8 @@ export interface EngineKit {
   engine(): CoordinationEngine;
   stop(): Promise<void>;
   start(): Promise<void>;
+  /** Writes a row of the table without notifying anybody (a notification lost). */
+  writeRowSilently(reference: string, revision: string): Promise<void>;
   /** Sends `payload` on the revision channel as any client of the engine could. */
   notifyRaw(payload: string): Promise<void>;
   /** Ends the connections of the session holding leadership, from the server. */
@@ -41,6 +43,19 @@ export const ENGINES: readonly EngineKind[] = [
         engine: () => createPostgresEngine({ url: server.url, connectTimeoutMs: 2000, queryTimeoutMs: 2000 }),
         stop: () => server.stop(),
         start: () => server.start(),
+        async writeRowSilently(reference, revision) {
+          const admin = new pg.Client({ connectionString: server.url });
+          admin.on('error', () => undefined);
+          await admin.connect();
+          try {
+            await admin.query(
+              `UPDATE vexil_cluster_revisions SET revision = $2, sequence = nextval('vexil_cluster_sequence') WHERE reference = $1`,
+              [reference, revision],
+            );
+          } finally {
+            await admin.end();
+          }
+        },
         async notifyRaw(payload) {
           const admin = new pg.Client({ connectionString: server.url });
           admin.on('error', () => undefined);
@@ -77,6 +92,17 @@ export const ENGINES: readonly EngineKind[] = [
         engine: () => createRedisEngine({ url: server.url, leaseMs, connectTimeoutMs: 2000, commandTimeoutMs: 2000 }),
         stop: () => server.stop(),
         start: () => server.start(),
+        async writeRowSilently(reference, revision) {
+          const admin = createClient({ url: server.url });
+          admin.on('error', () => undefined);
+          await admin.connect();
+          try {
+            const sequence = await admin.incr(SEQUENCE_KEY);
+            await admin.hSet(TABLE_KEY, reference, JSON.stringify({ reference, revision, sequence }));
+          } finally {
+            await admin.close();
+          }
+        },
         async notifyRaw(payload) {
           const admin = createClient({ url: server.url });
           admin.on('error', () => undefined);
