@@ -1,7 +1,8 @@
 /**
  * Three real `vexil serve` replicas coordinated through one real engine (PostgreSQL, then Redis:
  * one body per engine) following a real `git http-backend`: one leads and two follow; a push plus
- * `POST /meta/refresh` on a follower reaches every replica (`X-Vexil-Revision`); the leader
+ * `POST /meta/refresh` on a follower reaches every replica (`X-Vexil-Revision`) and each replica's
+ * SSE clients, told only once that replica serves it; the leader
  * SIGKILLed → another leads; the engine stopped → every replica standalone, unhealthy, still
  * ready and serving, and following the push by polling on its own; the engine back → rejoined
  * without a restart. And the workers of one replica (`server.workers: 2`) are two participants: one
@@ -12,6 +13,7 @@ import tap from 'tap';
 import { startServe, type ServeProcess } from '../auth/process.js';
 import { gitFixture, gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';
 import { isCI, reportMissing } from '../support/requirements.js';
+import { StreamClient } from '../support/stream-client.js';
 import { writeServeConfig } from '../support/serve-config.js';
 import { ENGINES } from '../store/coordination/engines.js';
 
@@ -78,6 +80,15 @@ for (const kind of ENGINES) {
       t.equal(await servedRevision(r), c1);
     }
 
+    // One SSE client per replica: each is told of the push by its own replica, once that replica serves it.
+    const streams: StreamClient[] = [];
+    t.teardown(() => streams.forEach((s) => s.close()));
+    for (const r of replicas) streams.push(await StreamClient.open('sse', `${r.url}/evaluate/v1/namespaces/default/stream`));
+    await Promise.all(streams.map((s) => s.until(() => s.events.length === 1, 'the first state')));
+    const servedWhenTold: Array<Promise<string | null>> = streams.map((s, i) =>
+      s.until(() => s.events.length === 2, 'the push').then(() => servedRevision(replicas[i]!)),
+    );
+
     const c2 = await git.repo.commit('main', bonjour);
     const rs = await roles(replicas);
     const follower = replicas[rs.indexOf('follower')]!;
@@ -89,6 +100,7 @@ for (const kind of ENGINES) {
       return true;
     });
     t.pass('every replica answers X-Vexil-Revision of the push');
+    t.same(await Promise.all(servedWhenTold), [c2, c2, c2], "each replica's stream client was told once that replica served the push");
 
     const leaderIndex = (await roles(replicas)).indexOf('leader');
     const leader = replicas[leaderIndex]!;
