@@ -51,13 +51,15 @@ const PUSHES = [
 ];
 
 function ours(list: readonly StoredComment[] | undefined): StoredComment[] {
-  return (list ?? []).filter((c) => c.body.includes(MARKER));
+  return (list ?? []).filter((c) => c.body.startsWith(MARKER));
 }
 
 t.test('GitHub: three pushes, one comment with the latest report, found across pages', async (t) => {
   const api = await startReviewApi(t, { token: TOKEN, maxPerPage: 50 });
   // Other people's comments first: ours lands on the third page of 50.
   const thread: StoredComment[] = Array.from({ length: 120 }, (_, i) => ({ id: i + 1, body: `comment ${i}`, author: 'someone' }));
+  // A reviewer pasted our marker into a reply: not our comment, never edited.
+  thread[10]!.body = `> as the bot said\n> ${MARKER}\nI disagree`;
   api.threads.set('github:acme/flags#7', thread);
   const dir = mkdtempSync(join(tmpdir(), 'vexil-comment-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -76,6 +78,7 @@ t.test('GitHub: three pushes, one comment with the latest report, found across p
   }
   t.same(actions, ['created', 'updated', 'updated']);
   const mine = ours(api.threads.get('github:acme/flags#7'));
+  t.equal(thread[10]!.body, `> as the bot said\n> ${MARKER}\nI disagree`, 'the reply is left alone');
   t.equal(mine.length, 1, 'exactly one comment of ours');
   t.equal(api.threads.get('github:acme/flags#7')!.length, 121, 'nobody else\'s comment touched');
   const body = mine[0]!.body;
@@ -152,14 +155,22 @@ t.test('a rate-limit answer is waited out once and the request retried (GitHub 4
   };
   let stdout = '';
   const io: CliIO = { stdout: (s) => void (stdout += s), stderr: () => undefined, cwd: dir };
-  api.rateLimitOnce();
+  api.rateLimit();
   t.equal(await runComment(['--provider', 'github', '--api-url', api.url, '--repository', 'acme/flags', '--number', '1', '--diff', 'diff.json'], io, { env: { GITHUB_TOKEN: TOKEN }, sleep }), 0);
-  api.rateLimitOnce();
+  api.rateLimit();
   t.equal(await runComment(['--provider', 'gitlab', '--api-url', `${api.url}/api/v4`, '--project', '5', '--number', '2', '--diff', 'diff.json'], io, { env: { GITLAB_TOKEN: TOKEN }, sleep }), 0);
   t.equal(waits.length, 2, 'one wait per rate-limit answer');
   t.equal(waits[1], 1000, 'GitLab: retry-after seconds');
   t.same(api.requests.map((r) => r.status), [403, 200, 201, 429, 200, 201]);
   t.match(stdout, /created comment \d+ on acme\/flags#1\n.*created comment \d+ on project 5 !2\n/s);
+
+  // Still limited after two retries: a clear error, exit 1, nothing written.
+  api.rateLimit(3);
+  let stderr = '';
+  const io2: CliIO = { stdout: () => undefined, stderr: (s) => void (stderr += s), cwd: dir };
+  t.equal(await runComment(['--provider', 'gitlab', '--api-url', `${api.url}/api/v4`, '--project', '5', '--number', '3', '--diff', 'diff.json'], io2, { env: { GITLAB_TOKEN: TOKEN }, sleep }), 1);
+  t.match(stderr, /^vexil: GitLab API rate limit: GET http:\/\/127\.0\.0\.1:\d+\/api\/v4\/projects\/5\/merge_requests\/3\/notes answered 429 after 2 retries; the host asks to wait 1 s\n$/);
+  t.equal(api.threads.get('gitlab:5!3')?.length ?? 0, 0);
 });
 
 t.test('the real CLI: a 401 is a clear error, exit 1, and the token is printed nowhere', async (t) => {
@@ -240,4 +251,47 @@ t.test('a missing or foreign input is said in the comment; a huge diff is cut un
   t.ok(big.stdout.length > 60_000, 'the room is used');
   t.match(big.stdout, /_The list of changes is cut here \(\d+ more lines\): see the job summary or the job log, or run `vexil diff` locally\._/);
   t.equal(big.stdout.split('<details>').length, big.stdout.split('</details>').length, 'every <details> closed');
+});
+
+t.test('rate-limit answers as each host writes them, and what is not one', async (t) => {
+  const { rateLimitWait } = await import('../../src/cli/comment/api-request.js');
+  const now = 1_800_000_000_000;
+  const answer = (status: number, headers: Record<string, string>) => new Response(null, { status, headers });
+  t.equal(rateLimitWait(answer(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(now / 1000 + 30) }), now), 30_000, 'GitHub primary: until x-ratelimit-reset');
+  t.equal(rateLimitWait(answer(429, { 'retry-after': '7' }), now), 7_000, 'retry-after seconds');
+  t.equal(rateLimitWait(answer(403, { 'retry-after': '5', 'x-ratelimit-remaining': '12' }), now), 5_000, 'GitHub secondary: retry-after');
+  t.equal(rateLimitWait(answer(429, { 'ratelimit-remaining': '0', 'ratelimit-reset': String(now / 1000 + 2) }), now), 2_000, 'GitLab: RateLimit-Reset');
+  t.equal(rateLimitWait(answer(429, {}), now), 60_000, 'a bare 429: the longest wait');
+  t.equal(rateLimitWait(answer(403, { 'x-ratelimit-remaining': '4999' }), now), undefined, 'a 403 with quota left is a refusal');
+  t.equal(rateLimitWait(answer(401, { 'retry-after': '1' }), now), undefined);
+  t.equal(rateLimitWait(answer(200, { 'x-ratelimit-remaining': '0' }), now), undefined);
+
+  // A wait longer than the command will sit through: no retry, the error says how long.
+  const { createServer } = await import('node:http');
+  const slow = createServer((_req, res) => {
+    res.writeHead(403, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 3600), 'content-type': 'application/json' });
+    res.end('{"message":"API rate limit exceeded"}');
+  });
+  await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => {
+    slow.closeAllConnections();
+    slow.close();
+  });
+  const dir = mkdtempSync(join(tmpdir(), 'vexil-comment-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  writeFileSync(join(dir, 'v.json'), '[]');
+  let stderr = '';
+  const waits: number[] = [];
+  const io: CliIO = { stdout: () => undefined, stderr: (s) => void (stderr += s), cwd: dir };
+  const port = (slow.address() as { port: number }).port;
+  const code = await runComment(['--provider', 'github', '--api-url', `http://127.0.0.1:${port}`, '--repository', 'a/b', '--number', '1', '--validate', 'v.json'], io, {
+    env: { GITHUB_TOKEN: TOKEN },
+    sleep: (ms) => {
+      waits.push(ms);
+      return Promise.resolve();
+    },
+  });
+  t.equal(code, 1);
+  t.same(waits, [], 'no wait of an hour');
+  t.match(stderr, /GitHub API rate limit: GET .* answered 403; the host asks to wait 3[56]\d\d s\n$/);
 });

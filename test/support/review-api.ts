@@ -14,7 +14,7 @@
 //     POST /api/v4/projects/{id}/merge_requests/{iid}/notes      {body}  -> 201 {id, body, system}
 //     PUT  /api/v4/projects/{id}/merge_requests/{iid}/notes/{id} {body}  -> 200
 //     auth: `PRIVATE-TOKEN: T` or `JOB-TOKEN: T`, else 401 {"message":"401 Unauthorized"}
-//   `rateLimitOnce()`: the next request answers as the host does when rate limited (GitHub: 403,
+//   `rateLimit(n)`: the next n requests answer as the host does when rate limited (GitHub: 403,
 //   x-ratelimit-remaining 0, x-ratelimit-reset in 1 s; GitLab: 429, retry-after 1).
 //   Per-page sizes are capped at 100 (both hosts' maximum); `maxPerPage` caps lower to page more.
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
@@ -42,7 +42,8 @@ export interface ReviewApi {
   /** Comments (notes) by thread key: `github:owner/repo#n` or `gitlab:project!iid`. */
   readonly threads: Map<string, StoredComment[]>;
   readonly requests: LoggedRequest[];
-  rateLimitOnce(): void;
+  /** The next `times` requests (default 1) answer as rate limited. */
+  rateLimit(times?: number): void;
   close(): Promise<void>;
 }
 
@@ -58,7 +59,7 @@ export async function startReviewApi(t: { teardown(fn: () => unknown): void }, o
   const threads = new Map<string, StoredComment[]>();
   const requests: LoggedRequest[] = [];
   let nextId = 1000;
-  let limitNext = false;
+  let limitNext = 0;
   const maxPerPage = Math.min(100, opts.maxPerPage ?? 100);
 
   const server = http.createServer((req, res) => {
@@ -113,8 +114,8 @@ export async function startReviewApi(t: { teardown(fn: () => unknown): void }, o
     const u = new URL(req.url ?? '/', origin);
     const path = u.pathname.replace(/^\/api\/v3(?=\/repos\/)/, '');
     const gitlab = path.startsWith('/api/v4/');
-    if (limitNext) {
-      limitNext = false;
+    if (limitNext > 0) {
+      limitNext--;
       if (gitlab) return send(req, res, 429, { message: 'Retry later' }, { 'retry-after': '1' });
       return send(req, res, 403, { message: 'API rate limit exceeded' }, { 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(Math.floor(Date.now() / 1000) + 1) });
     }
@@ -212,8 +213,8 @@ export async function startReviewApi(t: { teardown(fn: () => unknown): void }, o
     url: `http://127.0.0.1:${port}`,
     threads,
     requests,
-    rateLimitOnce: () => {
-      limitNext = true;
+    rateLimit: (times = 1) => {
+      limitNext = times;
     },
     close,
   };

@@ -58,7 +58,7 @@ export async function apiRequest<T>(client: ApiClient, method: string, url: stri
       await res.body?.cancel();
       if (attempt >= MAX_RATE_LIMIT_RETRIES || wait > MAX_RATE_LIMIT_WAIT_MS) {
         throw new ApiError(
-          `${client.host} API rate limit: ${method} ${redact(url)} answered ${res.status} ${attempt > 0 ? `after ${attempt} retr${attempt === 1 ? 'y' : 'ies'}` : ''}; the host asks to wait ${Math.ceil(wait / 1000)} s`.replace('  ', ' '),
+          `${client.host} API rate limit: ${method} ${redact(url)} answered ${res.status}${attempt > 0 ? ` after ${attempt} retr${attempt === 1 ? 'y' : 'ies'}` : ''}; the host asks to wait ${Math.ceil(wait / 1000)} s`,
           res.status,
         );
       }

@@ -2,7 +2,7 @@
  * The one operation `vexil comment` performs on a code host: find the comment that carries our
  * hidden marker among a pull request's comments and replace its body, or create it when there is
  * none. A host is a ReviewThread (list, create, update); github.ts and gitlab.ts are the two.
- * Listing is bounded (MAX_PAGES pages of 100), so a thread with more comments than that gets a
+ * The marker must open the body (ours always does). Listing is bounded (MAX_PAGES pages of 100), so a thread with more comments than that gets a
  * new comment rather than an endless scan.
  */
 
@@ -25,7 +25,8 @@ export type UpsertResult = { readonly action: 'created' | 'updated' | 'unchanged
 
 export async function upsertComment(thread: ReviewThread, marker: string, body: string): Promise<UpsertResult> {
   for await (const c of thread.list()) {
-    if (!c.body.includes(marker)) continue;
+    // At the start only: a reply that quotes or pastes our comment is someone else's to keep.
+    if (!c.body.startsWith(marker)) continue;
     if (c.body === body) return { action: 'unchanged', id: c.id };
     const updated = await thread.update(c.id, body);
     return { action: 'updated', id: updated.id };
