@@ -15,6 +15,7 @@ const COMMANDS: Readonly<Record<string, (args: readonly string[], io: CliIO) => 
   test: async (args, io) => (await import('./test.js')).runTest(args, io),
   bundle: async (args, io) => (await import('./bundle/command.js')).runBundle(args, io),
   diff: async (args, io) => (await import('./diff/command.js')).runDiff(args, io),
+  comment: async (args, io) => (await import('./comment/command.js')).runComment(args, io),
 };
 
 export async function run(argv: readonly string[], io: CliIO): Promise<number> {

@@ -21,6 +21,7 @@ Commands:
   test        Run flag test files (*.test.yml) against state files
   bundle      Build, list, push and pull OCI bundles of flag state
   diff        Compare two states (folders or Git revisions) and preview the impact
+  comment     Post or update the one review comment of a pull/merge request
   help [CMD]  Show help (for a command)
 
 Options:
@@ -203,6 +204,49 @@ Exit status: 0 compared (changed or not), 1 a side is invalid or, with
 malformed contexts file).
 `;
 
+export const COMMENT_USAGE = `Usage: vexil comment --provider github|gitlab [--validate FILE]... [--test FILE]...
+                     [--diff FILE] [--api-url URL] [--repository OWNER/NAME | --project ID]
+                     [--number N] [--marker NAME] [--title TEXT] [--dry-run]
+
+Writes ONE review comment on a pull request (GitHub) or merge request (GitLab)
+from the JSON that "vexil validate --format json", "vexil test --format json"
+and "vexil diff --format json" wrote earlier in the job: a verdict table, every
+guard, validation error and failing test case, the warnings, and what changes
+in words with the impact on sample entities (as "vexil diff --format
+markdown"), at most 65,536 characters. The first run creates the comment; later
+runs find it by a hidden <!-- NAME --> marker and replace its body. With
+GITHUB_STEP_SUMMARY set, the report is also appended to the job summary. A
+named file that is missing, empty or not the expected JSON is reported in the
+comment (and on stderr), not fatal.
+
+The token is read from the environment only and never printed: GITHUB_TOKEN
+(GitHub), GITLAB_TOKEN (GitLab, sent as PRIVATE-TOKEN) or else CI_JOB_TOKEN
+(sent as JOB-TOKEN).
+
+Options:
+      --provider P         github or gitlab
+      --validate FILE      vexil validate --format json output (repeatable)
+      --test FILE          vexil test --format json output (repeatable)
+      --diff FILE          vexil diff --format json output
+      --api-url URL        API base (default: GITHUB_API_URL or
+                             https://api.github.com; CI_API_V4_URL or
+                             https://gitlab.com/api/v4)
+      --repository O/N     GitHub repository (default: GITHUB_REPOSITORY)
+      --project ID         GitLab project id or path (default: CI_PROJECT_ID)
+      --number N           Pull request number (default: pull_request.number
+                             of GITHUB_EVENT_PATH) or merge request IID
+                             (default: CI_MERGE_REQUEST_IID)
+      --marker NAME        The hidden marker (default vexil-review); one
+                             comment per marker, e.g. one per state folder
+      --title TEXT         The comment's heading (default "vexil: flag review")
+      --dry-run            Print the comment on stdout; post nothing
+  -h, --help               Show this help
+
+Exit status: 0 comment written (whatever it reports), 1 the API refused
+(e.g. 401 bad token) or could not be reached, 2 usage error (also a missing
+token, repository or pull request number).
+`;
+
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   serve: SERVE_USAGE,
   validate: VALIDATE_USAGE,
@@ -210,5 +254,6 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   test: TEST_USAGE,
   bundle: BUNDLE_USAGE,
   diff: DIFF_USAGE,
+  comment: COMMENT_USAGE,
   help: MAIN_USAGE,
 };
