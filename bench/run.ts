@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|ui|all [options]`: the benchmarks of issue 3 §2,
- * issue 12 §7, issue 14 §5 and issue 18 §9 (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
+ * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|ui|all [options]`: the benchmarks of issue 3 §2,
+ * issue 12 §7, issue 14 §5, issue 18 §9 and issue 21 (`checks`) (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
  * Debian's chromium and runs alone). This file only
  * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
@@ -19,6 +19,7 @@ import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AUTH_DEFAULTS, AUTH_QUICK, runAuthBench } from './auth.js';
 import { buildForBench, buildRevisionForBench } from './build.js';
+import { CHECKS_DEFAULTS, CHECKS_QUICK, runChecksBench } from './checks.js';
 import { DIFF_DEFAULTS, runDiffBench } from './diff.js';
 import { DIFF_LOAD_DEFAULTS, DIFF_LOAD_QUICK, runDiffLoadBench } from './diff-load.js';
 import { EVAL_DEFAULTS, runEvalBench, type EvalOptions } from './eval.js';
@@ -33,7 +34,7 @@ import { UI_DEFAULTS, UI_QUICK, runUiBench } from './ui.js';
 import { verdict } from './stats.js';
 import type { ScenarioName } from './workers/eval-worker.js';
 
-const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'ui', 'all'] as const;
+const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'checks', 'ui', 'all'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values, positionals } = parseArgs({
@@ -53,7 +54,7 @@ const { values, positionals } = parseArgs({
 
 const kind = (positionals[0] ?? 'all') as Kind;
 if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
-  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|ui|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
+  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|ui|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
   process.exit(values.help ? 0 : 2);
 }
 
@@ -145,6 +146,12 @@ try {
     const l = await runDiffLoadBench(build, values.quick ? DIFF_LOAD_QUICK : DIFF_LOAD_DEFAULTS, log);
     report.push('### Evaluation while diffs run', '', l.markdown, '');
     verdicts.push(...l.verdicts);
+  }
+  if (kind === 'checks') {
+    log('checks: load of 10,000 flags with and without the semantic checks, fresh processes in turns ...');
+    const r = await runChecksBench(build, values.quick ? CHECKS_QUICK : CHECKS_DEFAULTS, log);
+    report.push('### Semantic checks', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
   }
   if (kind === 'ui') {
     const r = await runUiBench(build, values.quick ? UI_QUICK : UI_DEFAULTS, log);

@@ -6,6 +6,7 @@
 #
 # Needed packages, one check each (add a line for a new one):
 #   postgresql  throwaway PostgreSQL servers for the authentication store tests (test/auth/postgres.test.ts)
+#   redis-server  throwaway Redis servers for the cluster coordination tests (test/store/coordination/)
 #   git         `git http-backend` and git plumbing for the git backend tests (test/sources/git*.test.ts)
 #   docker-registry  the CNCF distribution registry for the OCI backend and `vexil bundle` tests
 #   openssl     a certificate for the registry's token service (test/sources/oci-registry-client.test.ts)
@@ -15,6 +16,7 @@ set -uo pipefail
 missing=()
 have_postgresql() { compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null && id -u postgres >/dev/null 2>&1; }
 have_postgresql || missing+=(postgresql)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 command -v git >/dev/null 2>&1 && [ -x "$(git --exec-path 2>/dev/null)/git-http-backend" ] || missing+=(git)
 command -v docker-registry >/dev/null 2>&1 || missing+=(docker-registry)
 command -v openssl >/dev/null 2>&1 || missing+=(openssl)

@@ -56,6 +56,31 @@ t.test('src/: every import points down the layers, and no cycle', async (t) => {
   t.same(report.unitCycles, [], `folders importing one another: ${report.unitCycles.length}`);
 });
 
+/**
+ * Inside `src/server/`, by the same rules: the process entry points over the Koa app, the app over
+ * the hot-route table and the fast path that serves it, those over the API surfaces (one folder
+ * each; a surface may use another, without cycles: OFREP evaluates through evaluation/, the streams
+ * choose references as client-snapshot/ does), and the shared request pipeline below them all, so
+ * it never reaches up into one API.
+ */
+const SERVER_RULES: LayerRules = {
+  floors: [
+    ['listen.ts', 'workers.ts'],
+    ['app.ts'],
+    ['fast-path', 'hot-routes.ts'],
+    ['management', 'evaluation', 'legacy-evaluation', 'ofrep', 'client-snapshot', 'streams', 'auth', 'diff', 'meta', 'hooks', 'ui-assets.ts'],
+    ['pipeline'],
+  ],
+};
+
+t.test('src/server/: the pipeline under the API surfaces, the app and the fast path over them', async (t) => {
+  const report = checkArchitecture(tree('../src/server'), SERVER_RULES);
+  t.ok(report.files > 50, `${report.files} files read`);
+  t.same(report.unplaced, [], 'every folder and file directly under src/server/ is on a floor of the table');
+  t.same(report.forbidden, [], `imports the layers forbid: ${report.forbidden.length}`);
+  t.same(report.unitCycles, [], `folders importing one another: ${report.unitCycles.length}`);
+});
+
 t.test('fixture: exactly the one upward import and the one cycle are reported', async (t) => {
   const report = checkArchitecture(tree('../fixtures/architecture/forbidden/src'), RULES);
   t.same(report.forbidden, ['sources/storage.ts:2 -> store/options.ts (sources -> store: an upward import)']);

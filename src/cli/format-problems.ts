@@ -1,12 +1,13 @@
 /**
- * The three output formats of located problems: `text` for people (location, severity, rule,
- * message, the offending line with a caret, the hint), `json` for tools (an array of problems),
- * and `github` for GitHub Actions workflow annotations.
+ * The output formats of located problems: `text` for people (location, severity, rule, message,
+ * the offending line with a caret, the hint), `json` for tools (an array of problems), `github`
+ * for GitHub Actions workflow annotations, and `sarif` (sarif.ts) for code scanning.
  */
 import type { Problem } from '../model/problem.js';
+import { formatSarif } from './sarif.js';
 
-export type OutputFormat = 'text' | 'json' | 'github';
-export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'github'];
+export type OutputFormat = 'text' | 'json' | 'github' | 'sarif';
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['text', 'json', 'github', 'sarif'];
 
 /** Lines of a file's text by path, to quote the offending line; may not know every file. */
 export type SourceLines = (file: string) => readonly string[] | undefined;
@@ -65,7 +66,7 @@ export function formatGithub(problems: readonly Problem[]): string {
     if (p.line > 0 && p.column > 0) props.push(`col=${p.column}`);
     props.push(`title=${escapeProperty(p.rule)}`);
     const message = p.hint !== undefined && p.hint !== '' ? `${p.message}\nhint: ${p.hint}` : p.message;
-    out += `::${p.severity === 'error' ? 'error' : 'warning'} ${props.join(',')}::${escapeData(message)}\n`;
+    out += `::${p.severity === 'info' ? 'notice' : p.severity} ${props.join(',')}::${escapeData(message)}\n`;
   }
   return out;
 }
@@ -84,14 +85,17 @@ export function formatProblems(format: OutputFormat, problems: readonly Problem[
       return formatJson(problems);
     case 'github':
       return formatGithub(problems);
+    case 'sarif':
+      return formatSarif(problems);
     case 'text':
       return formatText(problems, lines);
   }
 }
 
-/** `N errors, M warnings` with singulars. */
+/** `N errors, M warnings` with singulars, and `, K info` when there is information. */
 export function countSummary(problems: readonly Problem[]): string {
   const errors = problems.filter((p) => p.severity === 'error').length;
-  const warnings = problems.length - errors;
-  return `${errors} ${errors === 1 ? 'error' : 'errors'}, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}`;
+  const info = problems.filter((p) => p.severity === 'info').length;
+  const warnings = problems.length - errors - info;
+  return `${errors} ${errors === 1 ? 'error' : 'errors'}, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}${info > 0 ? `, ${info} info` : ''}`;
 }

@@ -16,6 +16,7 @@ const COMMANDS: Readonly<Record<string, (args: readonly string[], io: CliIO) => 
   bundle: async (args, io) => (await import('./bundle/command.js')).runBundle(args, io),
   diff: async (args, io) => (await import('./diff/command.js')).runDiff(args, io),
   stale: async (args, io) => (await import('./stale/command.js')).runStale(args, io),
+  comment: async (args, io) => (await import('./comment/command.js')).runComment(args, io),
 };
 
 export async function run(argv: readonly string[], io: CliIO): Promise<number> {

@@ -26,6 +26,10 @@ import { storageFromConfig } from '../sources/from-config.js';
 import type { Storage } from '../sources/storage.js';
 import { InvalidStateError } from '../store/invalid-state-error.js';
 import { createSnapshotStore } from '../store/snapshot-store.js';
+import { coordinatedStore } from '../store/coordination/coordinated-store.js';
+import { createCoordinator } from '../store/coordination/coordinator.js';
+import { coordinationFromConfig } from '../store/coordination/engine-from-config.js';
+import type { SnapshotStore } from '../store/types.js';
 import { VERSION } from '../version.js';
 import { countSummary, formatText, type SourceLines } from './format-problems.js';
 import type { ExcerptedProblem } from '../state/excerpt.js';
@@ -106,7 +110,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
   }
   const { source, store: storeOptions } = storage;
   const statePath = storage.description;
-  const store = createSnapshotStore({
+  const managed = createSnapshotStore({
     source,
     logger: logger.child({ component: 'store' }),
     maxFileSize: config.storage.max_file_size,
@@ -116,7 +120,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
   });
 
   try {
-    await store.start();
+    await managed.start();
   } catch (err) {
     if (err instanceof InvalidStateError) {
       const shown = config.storage.type === 'local' ? displayBase(io.cwd, statePath) : statePath;
@@ -129,6 +133,21 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     io.stderr(`vexil: cannot load the state in ${statePath}: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
+
+  // cluster.coordination: lead or follow the other replicas (and workers) through the engine.
+  let served: SnapshotStore = managed;
+  const coordination = coordinationFromConfig(config.cluster.coordination, storeOptions.pollIntervalMs ?? 30_000);
+  if (coordination !== undefined) {
+    const coordinator = createCoordinator({
+      store: managed,
+      logger: logger.child({ component: 'coordination' }),
+      ...coordination,
+    });
+    // Never fails: an engine out of reach means polling on our own until it answers.
+    await coordinator.start();
+    served = coordinatedStore(managed, coordinator);
+  }
+  const store = served;
 
   let auth;
   try {

@@ -22,6 +22,7 @@ Commands:
   bundle      Build, list, push and pull OCI bundles of flag state
   diff        Compare two states (folders or Git revisions) and preview the impact
   stale       List flags serving one outcome to everyone, expired or unused in code
+  comment     Post or update the one review comment of a pull/merge request
   help [CMD]  Show help (for a command)
 
 Options:
@@ -54,20 +55,23 @@ Exit status: 0 after a clean shutdown (SIGTERM/SIGINT), 1 when the config or
 the initial state is invalid (the located problems are printed on stderr).
 `;
 
-export const VALIDATE_USAGE = `Usage: vexil validate [PATH...] [--format text|json|github] [--strict]
+export const VALIDATE_USAGE = `Usage: vexil validate [PATH...] [--format text|json|github|sarif] [--strict] [--no-checks]
 
 Checks flag state the way "vexil serve" loads it and reports every problem with
 its file, line and column. Each PATH is a state folder (its index file
 .vexil.yml or .flipt.yml, or default discovery, selects the state files) or a
 state file; all files given directly are checked together as one state.
-Default PATH: the current folder.
+Default PATH: the current folder. A state without errors also gets the semantic
+checks (unreachable rules, segments that match nobody, ...) as warnings.
 
 Options:
   -f, --format FMT  text (default): file:line:col: severity rule: message, the
                       offending line with a caret, the hint, and a summary line
                     json: an array of problems
-                    github: GitHub Actions annotations (::error / ::warning)
-      --strict      Fail on warnings too
+                    github: GitHub Actions annotations (::error / ::warning / ::notice)
+                    sarif: a SARIF 2.1.0 log (GitHub code scanning)
+      --strict      Fail on warnings too (information never fails)
+      --no-checks   Skip the semantic checks
   -h, --help        Show this help
 
 Exit status: 0 valid, 1 invalid (or warnings with --strict), 2 usage error.
@@ -237,6 +241,49 @@ cannot be read (not a Git repository, unknown revision, unreadable folder),
 2 usage error.
 `;
 
+export const COMMENT_USAGE = `Usage: vexil comment --provider github|gitlab [--validate FILE]... [--test FILE]...
+                     [--diff FILE] [--api-url URL] [--repository OWNER/NAME | --project ID]
+                     [--number N] [--marker NAME] [--title TEXT] [--dry-run]
+
+Writes ONE review comment on a pull request (GitHub) or merge request (GitLab)
+from the JSON that "vexil validate --format json", "vexil test --format json"
+and "vexil diff --format json" wrote earlier in the job: a verdict table, every
+guard, validation error and failing test case, the warnings, and what changes
+in words with the impact on sample entities (as "vexil diff --format
+markdown"), at most 65,536 characters. The first run creates the comment; later
+runs find it by a hidden <!-- NAME --> marker and replace its body. With
+GITHUB_STEP_SUMMARY set, the report is also appended to the job summary. A
+named file that is missing, empty or not the expected JSON is reported in the
+comment (and on stderr), not fatal.
+
+The token is read from the environment only and never printed: GITHUB_TOKEN
+(GitHub), GITLAB_TOKEN (GitLab, sent as PRIVATE-TOKEN) or else CI_JOB_TOKEN
+(sent as JOB-TOKEN).
+
+Options:
+      --provider P         github or gitlab
+      --validate FILE      vexil validate --format json output (repeatable)
+      --test FILE          vexil test --format json output (repeatable)
+      --diff FILE          vexil diff --format json output
+      --api-url URL        API base (default: GITHUB_API_URL or
+                             https://api.github.com; CI_API_V4_URL or
+                             https://gitlab.com/api/v4)
+      --repository O/N     GitHub repository (default: GITHUB_REPOSITORY)
+      --project ID         GitLab project id or path (default: CI_PROJECT_ID)
+      --number N           Pull request number (default: pull_request.number
+                             of GITHUB_EVENT_PATH) or merge request IID
+                             (default: CI_MERGE_REQUEST_IID)
+      --marker NAME        The hidden marker (default vexil-review); one
+                             comment per marker, e.g. one per state folder
+      --title TEXT         The comment's heading (default "vexil: flag review")
+      --dry-run            Print the comment on stdout; post nothing
+  -h, --help               Show this help
+
+Exit status: 0 comment written (whatever it reports), 1 the API refused
+(e.g. 401 bad token) or could not be reached, 2 usage error (also a missing
+token, repository or pull request number).
+`;
+
 export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   serve: SERVE_USAGE,
   validate: VALIDATE_USAGE,
@@ -245,5 +292,6 @@ export const COMMAND_USAGE: Readonly<Record<string, string>> = {
   bundle: BUNDLE_USAGE,
   diff: DIFF_USAGE,
   stale: STALE_USAGE,
+  comment: COMMENT_USAGE,
   help: MAIN_USAGE,
 };

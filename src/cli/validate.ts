@@ -1,7 +1,9 @@
 /**
- * `vexil validate [PATH...] [--format text|json|github] [--strict]`: loads state exactly as
- * `vexil serve` does (same source, same reader, same loader) and reports every located problem.
- * Each folder is one state; files named directly are checked together as one state.
+ * `vexil validate [PATH...] [--format text|json|github|sarif] [--strict] [--no-checks]`: loads
+ * state exactly as `vexil serve` does (same source, same reader, same loader) and reports every
+ * located problem, plus the semantic checks (src/state/checks/) on a state without errors, with
+ * "today" taken from the clock here. Each folder is one state; files named directly are checked
+ * together as one state. `--strict` fails on warnings too (information never fails).
  */
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
@@ -11,7 +13,7 @@ import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
 import { readState, sortProblems } from '../store/read-state.js';
 import { defaultStateLimits } from '../config/defaults.js';
 import { FileRefusedError, tooLarge } from '../sources/file-refused.js';
-import { load, type StateFile } from '../state/load.js';
+import { load, type CheckOptions, type StateFile } from '../state/load.js';
 import type { Problem } from '../model/problem.js';
 import { countSummary, formatProblems, OUTPUT_FORMATS, type OutputFormat } from './format-problems.js';
 import type { CliIO } from './io.js';
@@ -32,9 +34,11 @@ export async function runValidate(args: readonly string[], io: CliIO): Promise<n
       options: {
         format: { type: 'string', short: 'f', default: 'text' },
         strict: { type: 'boolean', default: false },
+        checks: { type: 'boolean', default: true },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: true,
+      allowNegative: true,
       strict: true,
     });
   } catch (err) {
@@ -57,9 +61,10 @@ export async function runValidate(args: readonly string[], io: CliIO): Promise<n
     (st.isDirectory() ? folders : files).push(p);
   }
 
+  const semantic = parsed.values.checks ? { today: new Date() } : undefined;
   const checks: Checked[] = [];
-  for (const folder of folders) checks.push(await checkFolder(folder, io.cwd));
-  if (files.length > 0) checks.push(await checkFiles(files, io.cwd));
+  for (const folder of folders) checks.push(await checkFolder(folder, io.cwd, semantic));
+  if (files.length > 0) checks.push(await checkFiles(files, io.cwd, semantic));
 
   const problems = sortProblems(checks.flatMap((c) => c.problems));
   const texts = new Map(checks.flatMap((c) => [...c.texts]));
@@ -76,7 +81,8 @@ export async function runValidate(args: readonly string[], io: CliIO): Promise<n
   io.stdout(formatProblems(format, problems, (f) => lines?.get(f)));
 
   const errors = problems.filter((p) => p.severity === 'error').length;
-  const failed = errors > 0 || (parsed.values.strict && problems.length > errors);
+  const warnings = problems.filter((p) => p.severity === 'warning').length;
+  const failed = errors > 0 || (parsed.values.strict && warnings > 0);
   if (format === 'text') {
     const noun = fileCount === 1 ? 'state file' : 'state files';
     io.stdout(`${failed ? 'FAILED' : 'OK'}: ${fileCount} ${noun}, ${countSummary(problems)}\n`);
@@ -95,13 +101,13 @@ function toPosix(p: string): string {
   return sep === '/' ? p : p.split(sep).join('/');
 }
 
-async function checkFolder(folder: string, cwd: string): Promise<Checked> {
+async function checkFolder(folder: string, cwd: string, checks: CheckOptions | undefined): Promise<Checked> {
   const limits = defaultStateLimits();
   const source = createLocalSource({ path: resolve(cwd, folder), ...limits });
   const rev = (await source.refs()).get(LOCAL_REFERENCE);
   if (rev === undefined) throw new Error(`no state in ${folder}`);
   const fileSet = await source.files(rev);
-  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, testContexts: false, ...limits });
+  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, testContexts: false, ...limits, ...(checks !== undefined ? { checks } : {}) });
   const texts = new Map<string, () => Promise<string | undefined>>();
   for (const f of fileSet.files) {
     texts.set(displayPath(folder, f.path), async () => new TextDecoder().decode(await f.bytes()));
@@ -113,7 +119,7 @@ async function checkFolder(folder: string, cwd: string): Promise<Checked> {
   };
 }
 
-async function checkFiles(paths: readonly string[], cwd: string): Promise<Checked> {
+async function checkFiles(paths: readonly string[], cwd: string, checks: CheckOptions | undefined): Promise<Checked> {
   const { maxFileSize } = defaultStateLimits();
   const problems: Problem[] = [];
   const stateFiles: StateFile[] = [];
@@ -140,7 +146,7 @@ async function checkFiles(paths: readonly string[], cwd: string): Promise<Checke
       });
     }
   }
-  const result = load(stateFiles, { reference: LOCAL_REFERENCE, revision: hash.digest('hex').slice(0, 40) });
+  const result = load(stateFiles, { reference: LOCAL_REFERENCE, revision: hash.digest('hex').slice(0, 40), ...(checks !== undefined ? { checks } : {}) });
   return { problems: [...problems, ...result.problems], fileCount: paths.length, texts };
 }
 

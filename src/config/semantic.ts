@@ -31,6 +31,16 @@ export function checkSemantics(raw: Obj): ConfigProblem[] {
     );
   }
 
+  const coordination: Obj = raw.cluster.coordination;
+  if (coordination.type !== 'none' && !coordination[coordination.type].url) {
+    add(`cluster.coordination.${coordination.type}.url`, `required when cluster.coordination.type is ${coordination.type}`);
+  }
+  if (coordination.type !== 'none' && raw.storage.type === 'local') {
+    add('cluster.coordination.type', 'needs a polled backend (storage.type git, oci or object): a local folder is watched by each replica itself');
+  }
+  if (parseDuration(coordination.backstop_interval) <= 0) add('cluster.coordination.backstop_interval', 'must be a positive duration');
+  if (coordination.max_lag !== undefined && parseDuration(coordination.max_lag) <= 0) add('cluster.coordination.max_lag', 'must be a positive duration');
+
   for (const key of ['token_lifetime', 'state_lifetime']) {
     if (parseDuration(auth.session[key]) <= 0) add(`authentication.session.${key}`, 'must be a positive duration');
   }

@@ -66,6 +66,8 @@ export interface Config {
   };
   /** Push webhooks under /hooks/ (src/server/hooks/); each is off unless its secret is set. */
   webhooks: WebhooksConfig;
+  /** Replicas sharing the work of following the backend (src/store/coordination/). */
+  cluster: { coordination: CoordinationConfig };
   /** Folder for state kept between runs; absent = the OS data folder (see src/config/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;
@@ -252,4 +254,18 @@ export interface AuthenticationConfig {
       validate_claims: { issuer?: string; subject?: string; audiences: string[] };
     };
   };
+}
+
+/** `cluster.coordination.*` (durations in ms). */
+export interface CoordinationConfig {
+  /** none (default): every replica polls on its own. */
+  type: 'none' | 'postgres' | 'redis';
+  /** Required with type postgres. */
+  postgres: { url?: string };
+  /** Required with type redis. */
+  redis: { url?: string };
+  /** ms between a follower's comparisons with the engine's table (default 5m, jittered). */
+  backstop_interval: number;
+  /** ms a replica may serve another revision of the default reference than the cluster's before /ready is 503 (unset: never). */
+  max_lag?: number;
 }

@@ -1,5 +1,6 @@
 /** A located problem in a state file (or in the index file, or in the set of files as a whole). */
-export type Severity = 'error' | 'warning';
+/** `info` only for semantic checks that inform (never from loading alone); `--strict` fails on warnings, not on info. */
+export type Severity = 'error' | 'warning' | 'info';
 
 export interface Problem {
   readonly severity: Severity;

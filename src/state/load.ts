@@ -17,12 +17,15 @@ import { jsonSyntaxProblem, locateFindings, yamlSyntaxProblems } from './locate.
 import type { Snapshot } from '../model/snapshot.js';
 import { internFile } from './intern.js';
 import type { ContentTable } from './intern.js';
-import { decodeUtf8, fileKindOf, parseText } from './parse.js';
+import { YAML_SCHEMA, decodeUtf8, fileKindOf, parseText } from './parse.js';
+import { YamlPositions } from './yaml-positions.js';
 import type { FileKind } from './parse.js';
 import type { Problem } from '../model/problem.js';
 import { schemaFindings } from './schema.js';
 import { selectFiles } from './select.js';
 import { checkDocuments } from './semantic.js';
+import { placeFindings } from './checks/place-findings.js';
+import { runChecks, type CheckOptions } from './checks/run-checks.js';
 import type { RuleId } from './rules.js';
 
 export interface StateFile {
@@ -46,9 +49,16 @@ export interface LoadOptions {
    * equal content and whole namespaces (see intern.ts). Goes with the parse cache it was used with.
    */
   readonly buildCache?: BuildCache;
+  /**
+   * Run the semantic checks (checks/run-checks.ts) on a state that builds, and report them with
+   * the other problems (not in the snapshot's warnings). `vexil validate` asks for them; serving
+   * does not pay for them.
+   */
+  readonly checks?: CheckOptions;
 }
 
 export type { BuildCache };
+export type { CheckOptions };
 export type { ContentTable } from './intern.js';
 
 export interface ParseCache {
@@ -140,6 +150,9 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
   // files each add nearly all of it.
   let aliasBudget = MAX_ALIAS_EXPANSION;
   const buildCache = opts.buildCache;
+  // With the checks, problems are expected in most files: their YAML is parsed once with
+  // positions (yaml-positions.ts) instead of a fast parse now and a positions pass to locate.
+  const positions = opts.checks !== undefined ? new Map<string, YamlPositions>() : undefined;
 
   const ordered = [...files].sort((a, b) => compareWalkOrder(a.path, b.path));
   for (const file of ordered) {
@@ -157,7 +170,7 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
       });
       continue;
     }
-    const entry = parseFile(file, kind, opts.parseCache, buildCache?.contents);
+    const entry = parseFile(file, kind, opts.parseCache, buildCache?.contents, positions);
     if (entry.syntax) {
       complete = false;
       for (const p of entry.syntax) problems.push({ ...p, file: file.path });
@@ -187,7 +200,7 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
       const parsed = parsedByFile.get(path)!;
       const decoded = decodeUtf8(parsed.file.bytes);
       const text = 'text' in decoded ? decoded.text : '';
-      out.push(...locateFindings(path, text, parsed.kind, list));
+      out.push(...locateFindings(path, text, parsed.kind, list, positions?.get(path)));
     }
     return out.sort(compareProblems);
   };
@@ -207,7 +220,11 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
     mergeFindings(findings, built.findings);
     return { problems: located() };
   }
-  return { snapshot: built.snapshot, problems: warnings };
+  if (opts.checks === undefined) return { snapshot: built.snapshot, problems: warnings };
+  const reports = runChecks(built.snapshot, opts.checks);
+  if (reports.length === 0) return { snapshot: built.snapshot, problems: warnings };
+  mergeFindings(findings, placeFindings(reports, checked.namespaces));
+  return { snapshot: built.snapshot, problems: located() };
 }
 
 function mergeFindings(into: FindingsByFile, from: FindingsByFile): void {
@@ -218,14 +235,20 @@ function mergeFindings(into: FindingsByFile, from: FindingsByFile): void {
   }
 }
 
-function parseFile(file: StateFile, kind: FileKind, cache: ParseCache | undefined, contents: ContentTable | undefined): ParsedEntry {
+function parseFile(
+  file: StateFile,
+  kind: FileKind,
+  cache: ParseCache | undefined,
+  contents: ContentTable | undefined,
+  positions: Map<string, YamlPositions> | undefined,
+): ParsedEntry {
   const key = file.contentId === undefined ? undefined : `${kind}:${file.contentId}`;
   if (cache && key !== undefined) {
     const hit = cache.get(key) as ParsedEntry | undefined;
     if (hit && hit.tag === ENTRY_TAG) return hit;
   }
   if (file.bytes === UNREAD) throw new UnreadFileNeeded(file.path);
-  const entry = parseUncached(file, kind);
+  const entry = parseUncached(file, kind, positions);
   // After the schema findings (which name only paths and values, equal for equal content) and
   // before anyone else sees the documents.
   if (contents !== undefined && entry.schema.length === 0) internFile(`${kind}:${file.path}`, entry.docs, contents);
@@ -233,14 +256,17 @@ function parseFile(file: StateFile, kind: FileKind, cache: ParseCache | undefine
   return entry;
 }
 
-function parseUncached(file: StateFile, kind: FileKind): ParsedEntry {
+function parseUncached(file: StateFile, kind: FileKind, positions?: Map<string, YamlPositions>): ParsedEntry {
   const fail = (syntax: Omit<Problem, 'file'>[]): ParsedEntry => ({ tag: ENTRY_TAG, docs: [], schema: [], syntax, aliasAdded: 0 });
   const decoded = decodeUtf8(file.bytes);
   if ('failure' in decoded) {
     const f = decoded.failure;
     return fail([{ severity: 'error', rule: 'file.encoding' satisfies RuleId, line: f.line, column: f.column, message: f.message, hint: 'save the file as UTF-8' }]);
   }
-  const parsed = parseText(decoded.text, kind);
+  const withPositions = positions !== undefined && kind === 'yaml' ? YamlPositions.parse(decoded.text, YAML_SCHEMA) : undefined;
+  if (withPositions !== undefined) positions!.set(file.path, withPositions.positions);
+  // A file js-yaml refuses is parsed again the usual way, for its syntax problems.
+  const parsed = withPositions !== undefined ? { docs: withPositions.docs } : parseText(decoded.text, kind);
   if ('failure' in parsed) {
     const located =
       kind === 'yaml' ? yamlSyntaxProblems(file.path, decoded.text, parsed.failure) : [jsonSyntaxProblem(file.path, decoded.text)];

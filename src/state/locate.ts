@@ -94,9 +94,10 @@ export function locateFindings(
   text: string,
   kind: FileKind,
   findings: readonly Finding[],
+  positions?: YamlPositions,
 ): Problem[] {
   if (findings.length === 0) return [];
-  const locate = kind === 'yaml' ? yamlLocator(text) : jsonLocator(text);
+  const locate = kind === 'yaml' ? yamlLocator(text, positions) : jsonLocator(text);
   return findings.map((f) => {
     let pos = { line: 1, column: 1 };
     try {
@@ -111,8 +112,9 @@ export function locateFindings(
 
 type Locator = (doc: number, path: readonly PathSegment[], at: 'key' | 'value') => { line: number; column: number };
 
-function yamlLocator(text: string): Locator {
-  const index = YamlPositions.of(text, YAML_SCHEMA);
+/** `known`: the file's index when its parse already recorded one. */
+function yamlLocator(text: string, known?: YamlPositions): Locator {
+  const index = known ?? YamlPositions.of(text, YAML_SCHEMA);
   let lineStarts: number[] | undefined;
   return (docIndex, path, at) => {
     const offset = index?.offsetOf(docIndex, path, at);

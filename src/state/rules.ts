@@ -11,7 +11,7 @@
  */
 
 /** Severity of a rule (the same words as `Problem.severity`). */
-export type RuleSeverity = 'error' | 'warning';
+export type RuleSeverity = 'error' | 'warning' | 'info';
 
 export interface RuleEntry {
   readonly severity: RuleSeverity;
@@ -92,6 +92,18 @@ export const RULES = {
   'constraint.value.datetime': { severity: 'error', meaning: 'a date-time comparison has no value or a value that is not a date-time', hint: 'write an RFC 3339 date-time such as "2025-01-31T12:00:00Z" or a date such as "2025-01-31"' },
   'constraint.value.array': { severity: 'error', meaning: 'an `isoneof`/`isnotoneof` value is not a JSON array of numbers or strings (as the type requires)', hint: 'write a JSON array in a string, e.g. value: "[1, 2.5]"' },
   'constraint.value.boolean': { severity: 'warning', meaning: 'a boolean constraint has a value, which is ignored (the operator decides)', hint: 'remove `value`' },
+
+  // Semantic checks (`vexil validate`): valid state that does something nobody meant (src/state/checks/).
+  // `constraint.operator.le` above belongs to this list too.
+  'flag.rollouts.no-effect': { severity: 'warning', meaning: "a boolean flag's rollouts cannot change its outcome: every rollout that can decide answers the flag's `enabled` value, which is also what entities no rollout matches get", hint: 'set `enabled` to the opposite of the rollouts\' value (the fall-through), or remove the rollouts' },
+  'rule.unreachable': { severity: 'warning', meaning: "a variant flag's rule never decides: an earlier rule matches every entity (no constraints, or the same or a wider segment set), or its own segments match no entity", hint: 'move the rule before the one that shadows it, narrow that one, or remove the rule' },
+  'rollout.unreachable': { severity: 'warning', meaning: "a boolean flag's rollout never decides: an earlier rollout matches every entity (no constraints, a 100% threshold, a wider segment set or threshold), its segments match no entity, its threshold is 0%, or it has neither segment nor threshold", hint: 'move the rollout before the one that shadows it, narrow that one, or remove the rollout' },
+  'rule.distributions.incomplete': { severity: 'warning', meaning: "a rule's distributions cover less than 100% (shares count in truncated tenths of a percent): the rest of the entities it matches get no variant and do not fall through to the next rule", hint: 'make the distributions add up to 100 with at most one decimal each, or add a distribution for the rest' },
+  'segment.unmatchable': { severity: 'warning', meaning: 'a segment matches no entity: its ALL constraints contradict each other on one property (two different `eq`, an empty number or date-time range, `isoneof` disjoint from `eq`...), or none of its ANY constraints can hold', hint: 'fix the contradicting constraints (or use ANY_MATCH_TYPE if any one of them should do)' },
+  'segment.unused': { severity: 'warning', meaning: 'a segment is used by no rule or rollout of any flag in its namespace', hint: 'remove the segment, or reference it where it was meant to be used' },
+  'variant.unserved': { severity: 'warning', meaning: 'a variant of a flag with rules is never served: it is not the default variant and no rule that can decide gives it a share over 0%', hint: 'give the variant a share in a rule, make it the default, or remove it' },
+  'flag.disabled.rules': { severity: 'info', meaning: 'a disabled variant flag has rules that would decide once it is enabled (while disabled every entity gets FLAG_DISABLED and the default variant)', hint: 'enable the flag when its rules should apply, or remove the rules' },
+  'constraint.time.decided': { severity: 'warning', meaning: 'a date-time constraint on a property that carries the request time (`now`, `current_time`) is already decided by today\'s date: always true since a past instant, or never true again', hint: 'remove the constraint (or what it gates): the date has passed' },
 
   // Flag test files (`vexil test`).
   'flag-test.syntax': { severity: 'error', meaning: 'a flag test file cannot be parsed as YAML', hint: 'fix the syntax at the position given' },

@@ -31,13 +31,22 @@ export class YamlPositions {
 
   /** The index of `text`, or undefined when js-yaml cannot parse it. */
   static of(text: string, schema: jsYaml.Schema): YamlPositions | undefined {
+    return YamlPositions.parse(text, schema)?.positions;
+  }
+
+  /**
+   * The documents and the index from one js-yaml pass (the documents are what `loadAll` with the
+   * same schema returns), for a load that knows it will locate problems in this file; undefined
+   * when js-yaml cannot parse it.
+   */
+  static parse(text: string, schema: jsYaml.Schema): { docs: unknown[]; positions: YamlPositions } | undefined {
     const index = new YamlPositions(text);
     try {
-      jsYaml.loadAll(text, undefined, { schema, listener: index.listener() });
+      const docs = jsYaml.loadAll(text, undefined, { schema, listener: index.listener() });
+      return { docs, positions: index };
     } catch {
       return undefined;
     }
-    return index;
   }
 
   private listener(): (event: jsYaml.EventType, state: jsYaml.State) => void {

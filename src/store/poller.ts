@@ -40,6 +40,8 @@ export interface PollerOptions {
   /** Jitter source, [0, 1) (tests). */
   readonly random?: () => number;
   readonly isClosed: () => boolean;
+  /** True while the timer's polls are skipped (a cluster follower: another replica polls); the timer keeps its interval. */
+  readonly paused?: () => boolean;
 }
 
 export function createPoller(opts: PollerOptions): Poller {
@@ -56,6 +58,10 @@ export function createPoller(opts: PollerOptions): Poller {
     nextDelayMs = delay;
     pollTimer = setTimeout(() => {
       pollTimer = undefined;
+      if (opts.paused?.() === true) {
+        schedulePoll(nextPollDelay(0, schedule));
+        return;
+      }
       refresh()
         .catch((err: unknown) => logger.error({ err }, 'poll failed'))
         .finally(() => {

@@ -40,6 +40,8 @@ export interface ReadStateOptions {
    * diff's impact preview (test-contexts.ts; default true). Commands that never diff skip reading them.
    */
   readonly testContexts?: boolean;
+  /** Semantic checks to run on a state that builds (LoadOptions.checks). */
+  readonly checks?: LoadOptions['checks'];
 }
 
 export interface ReadStateResult extends LoadResult {
@@ -131,6 +133,7 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
     ...(opts.now !== undefined ? { now: opts.now } : {}),
     ...(opts.parseCache !== undefined ? { parseCache: opts.parseCache } : {}),
     ...(opts.buildCache !== undefined ? { buildCache: opts.buildCache } : {}),
+    ...(opts.checks !== undefined ? { checks: opts.checks } : {}),
   };
   let result = unread.size > 0 ? loadIfCached(stateFiles, loadOptions) : undefined;
   if (result === undefined) {

@@ -13,6 +13,7 @@
  *   poller.ts           when to look: watch debounce, poll timer, backoff
  *   status.ts           the status rows and staleness
  *   refusals.ts         the store's 404/400/503 wording
+ *   serve-revision.ts   a cluster follower's entry: serve exactly the revision another replica found
  *   build-queue.ts      builds one at a time, polls before on-demand work
  *   read-state.ts       a revision's files into a load result (with test-contexts.ts)
  *   parse-cache.ts      parsed documents shared across builds and references (build-cache.ts: built ones)
@@ -49,12 +50,14 @@ import { createPoller } from './poller.js';
 import { createRefTable } from './ref-table.js';
 import { createRefresh } from './refresh.js';
 import { createRefreshGate } from './refresh-gate.js';
+import { createRevisionEntry, type ServeOutcome } from './serve-revision.js';
 import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
 
 export { formatProblem } from './refusals.js';
 export type { StoreLogger } from './types.js';
+export type { ServeOutcome } from './serve-revision.js';
 
 export interface SnapshotStoreOptions {
   readonly source: Source;
@@ -111,6 +114,14 @@ export interface ManagedSnapshotStore extends SnapshotStore {
   settled(): Promise<void>;
   /** Polling state: failures in a row and the wait chosen for the next poll. */
   pollState(): { readonly consecutiveFailures: number; readonly nextDelayMs?: number };
+  /** Builds exactly `revisionId` of `ref` (kept or prebuilt references only) and swaps it in (serve-revision.ts). */
+  serveRevision(ref: string, revisionId: string): Promise<ServeOutcome>;
+  /** The cluster confirmed `ref` at `revisionId` at `atMs`: counts as the source confirming it when that is what is served. */
+  confirmRevision(ref: string, revisionId: string, atMs: number): void;
+  /** The revision id each kept reference serves. */
+  servedRevisions(): Map<string, string | undefined>;
+  /** Polled sources: whether the poll timer looks at the source (default true; off while another replica polls for this one). */
+  setPolling(enabled: boolean): void;
 }
 
 /**
@@ -130,6 +141,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
   const { idleTtlMs } = opts;
   const polled = source.watch === undefined && opts.pollIntervalMs !== undefined && opts.pollIntervalMs > 0;
   let closed = false;
+  let pollingPaused = false;
   const isClosed = () => closed;
   const listeners = new Set<(e: StoreEvent) => void>();
 
@@ -206,12 +218,14 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     maxBackoffMs: opts.maxBackoffMs ?? defaultMaxBackoffMs(opts.pollIntervalMs ?? 0, opts.maxStalenessMs),
     ...(opts.random !== undefined ? { random: opts.random } : {}),
     isClosed,
+    paused: () => pollingPaused,
   });
   // Looks asked for by requests: coalesced, at most one a second per reference (refresh-gate.ts).
   const gate = createRefreshGate({
     look: (only) => (only === undefined ? refresher.refresh() : refresher.refreshReferences(only)),
     nowMs: () => performance.now(), // monotonic: the bound holds across wall-clock steps
   });
+  const entry = createRevisionEntry({ refs, builder, queue, polled, isClosed, nowMs });
   const status = createStoreStatus({ refs, polled, ...(opts.maxStalenessMs !== undefined ? { maxStalenessMs: opts.maxStalenessMs } : {}), nowMs });
 
   const store: ManagedSnapshotStore = {
@@ -284,6 +298,12 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     requestRefresh: (references) => gate.request(references),
 
     tracks: (reference) => refs.has(reference) || refs.isPrebuilt(reference),
+    serveRevision: entry.serveRevision,
+    confirmRevision: entry.confirm,
+    servedRevisions: entry.served,
+    setPolling(enabled) {
+      pollingPaused = !enabled;
+    },
 
     parseCacheStats: () => parseCache.stats(),
 

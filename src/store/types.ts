@@ -37,6 +37,19 @@ export interface RefStatus {
   readonly checkedAt?: string;
   /** Set when the reference has not been confirmed for longer than the store's max staleness: why. */
   readonly stale?: string;
+  /** Coordinated replicas: the revision the cluster's leader published for this reference. */
+  readonly clusterRevision?: string;
+  /** Coordinated replicas with `max_lag`: set (why) while this replica has served another revision than the cluster's for longer. */
+  readonly lagging?: string;
+}
+
+/** `/meta/snapshots`' `coordination`: how this replica takes part in the cluster. */
+export interface CoordinationStatus {
+  readonly type: 'postgres' | 'redis';
+  /** leader: polls the source and publishes; follower: builds what the leader publishes; standalone: polls on its own (engine unreachable). */
+  readonly role: 'leader' | 'follower' | 'standalone';
+  /** Whether the engine answers. */
+  readonly healthy: boolean;
 }
 
 export type StoreEvent =
@@ -80,5 +93,7 @@ export interface SnapshotStore {
   tracks?(reference: string): boolean;
   /** Listen to swaps, rejections and errors (metrics, logs). Returns an unsubscribe function. */
   subscribe(listener: (event: StoreEvent) => void): () => void;
+  /** Coordinated replicas only (cluster.coordination). */
+  coordination?(): CoordinationStatus;
   close(): Promise<void>;
 }

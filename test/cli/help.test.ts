@@ -27,7 +27,7 @@ t.test('--help, -h and help print the general usage', async (t) => {
 t.test('each command has its help, two ways', async (t) => {
   for (const [cmd, head] of [
     ['serve', 'Usage: vexil serve [--config FILE]'],
-    ['validate', 'Usage: vexil validate [PATH...] [--format text|json|github] [--strict]'],
+    ['validate', 'Usage: vexil validate [PATH...] [--format text|json|github|sarif] [--strict] [--no-checks]'],
   ] as const) {
     for (const args of [['help', cmd], [cmd, '--help'], [cmd, '-h']]) {
       const r = await runCli(args);

@@ -84,7 +84,8 @@ t.test('vexil validate: 1 MB of aliases within the budget loads (the measure is 
   const text = lines.join('\n') + '\n';
   t.ok(text.length > MB, `${text.length} bytes`);
   writeFileSync(join(dir, 'features.yml'), text);
-  const r = await runCli(['validate', dir]);
+  // Loading is measured here; the checks would report on each of the 20,000 disabled flags.
+  const r = await runCli(['validate', '--no-checks', dir]);
   t.equal(r.code, 0, r.stdout + r.stderr);
   t.equal(r.stdout, 'OK: 1 state file, 0 errors, 0 warnings\n');
 });

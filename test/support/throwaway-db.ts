@@ -12,10 +12,10 @@
 // Env PG_BIN overrides /usr/lib/postgresql/<highest>/bin.
 //
 // vexil's copy (test/support/throwaway-db.ts), adapted from shared/tools/throwaway-db.mjs: typed,
-// stop()/start() and pause()/resume() (SIGSTOP) for outage tests,
-// PostgreSQL only (no test uses Redis), no CLI, and `postgresAvailability()` so tests can say why
-// they skip. Import from '../support/throwaway-db.js'.
-import { execFile, execFileSync, spawnSync } from 'node:child_process';
+// stop()/start() and pause()/resume() (SIGSTOP) for outage tests, Redis with stop()/start() on the
+// same port, no CLI, and `postgresUnavailableReason()` / `redisUnavailableReason()` so tests can
+// say why they skip. Import from '../support/throwaway-db.js'.
+import { execFile, execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -176,6 +176,77 @@ export async function startPostgres({ database }: { database?: string } = {}): P
         if (alive(pid)) signalTree([pid], 'SIGQUIT');
       }
       await waitExit(pid);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ThrowawayRedis {
+  /** redis://127.0.0.1:PORT (no password; loopback only). */
+  url: string;
+  port: number;
+  dir: string;
+  /** Stops the server (SIGTERM, no save: its keys are lost, as after a crash without persistence). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port. */
+  start(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Why a throwaway Redis cannot be started here, or undefined when it can. */
+export function redisUnavailableReason(): string | undefined {
+  const r = spawnSync('redis-server', ['--version']);
+  if (r.error !== undefined || r.status !== 0) {
+    return 'redis-server not found (Debian package `redis-server`; scripts/test-setup.sh installs it when run as root)';
+  }
+  return undefined;
+}
+
+async function waitPort(port: number, ms = 15000): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const c = net.connect(port, '127.0.0.1', () => {
+        c.destroy();
+        resolve(true);
+      });
+      c.once('error', () => resolve(false));
+    });
+    if (ok) return;
+    await sleep(50);
+  }
+  throw new Error(`nothing listening on 127.0.0.1:${port} after ${ms} ms`);
+}
+
+export async function startRedis(): Promise<ThrowawayRedis> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'redis-'));
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = async () => {
+    child = spawn(
+      'redis-server',
+      ['--bind', '127.0.0.1', '--port', String(port), '--dir', dir, '--save', '', '--appendonly', 'no', '--daemonize', 'no', '--logfile', path.join(dir, 'redis.log')],
+      { stdio: 'ignore' },
+    );
+    await waitPort(port);
+  };
+  const stop = async () => {
+    const c = child;
+    child = undefined;
+    if (c?.pid === undefined || !alive(c.pid)) return;
+    const exited = new Promise<void>((resolve) => c.once('exit', () => resolve()));
+    c.kill('SIGTERM');
+    await exited;
+  };
+  await start();
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    dir,
+    stop,
+    start,
+    async close() {
+      await stop();
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

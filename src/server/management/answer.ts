@@ -4,6 +4,7 @@
  * snapshot's build time. Shapes are derived once per snapshot and cached (a snapshot never
  * changes), so repeated reads only pay for JSON.stringify.
  */
+import { notFound } from '../../errors.js';
 import type { Constraint, Distribution, Flag, Namespace, Rollout, Rule, Segment, Snapshot, Variant } from '../../model/snapshot.js';
 
 export interface NamespaceJson {
@@ -313,4 +314,11 @@ export function namespacesOf(snapshot: Snapshot): readonly NamespaceJson[] {
 
 export function namespaceView(snapshot: Snapshot, key: string): NamespaceView | undefined {
   return snapshotView(snapshot).byKey.get(key);
+}
+
+/** The namespace view of `key`, or 404 `namespace "<key>" not found`. */
+export function namespaceOr404(snapshot: Snapshot, key: string): NamespaceView {
+  const view = namespaceView(snapshot, key);
+  if (!view) throw notFound(`namespace "${key}" not found`);
+  return view;
 }

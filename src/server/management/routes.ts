@@ -10,8 +10,8 @@ import { LEGACY, NAMESPACED, namespaceParam } from './paths.js';
 import type { AppRouterContext, AppState } from '../../http/context.js';
 import { paginate, parsePageParams, requireLimitWhenPaging } from '../pipeline/pagination.js';
 import { sendJson } from '../../http/respond.js';
-import { namespacesOf } from './answer.js';
-import { namespaceOr404, readSnapshot } from '../pipeline/read-snapshot.js';
+import { namespaceOr404, namespacesOf } from './answer.js';
+import { readSnapshot } from '../pipeline/read-snapshot.js';
 import { readCacheControl } from '../pipeline/cache-control.js';
 
 export function registerManagementRoutes(outer: Router<AppState>, deps: { store: SnapshotStore }): void {

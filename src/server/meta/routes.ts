@@ -56,12 +56,19 @@ function statusJson(s: RefStatus, defaultReference: string) {
     ...(s.lastError ? { lastError: s.lastError } : {}),
     ...(s.checkedAt !== undefined ? { checkedAt: s.checkedAt } : {}),
     ...(s.stale !== undefined ? { stale: s.stale } : {}),
+    ...(s.clusterRevision !== undefined ? { clusterRevision: s.clusterRevision } : {}),
+    ...(s.lagging !== undefined ? { lagging: s.lagging } : {}),
   };
 }
 
 function snapshotsJson(store: SnapshotStore) {
   const def = store.defaultReference;
-  return { defaultReference: def, references: store.status().map((s) => statusJson(s, def)) };
+  const coordination = store.coordination?.();
+  return {
+    defaultReference: def,
+    ...(coordination !== undefined ? { coordination } : {}),
+    references: store.status().map((s) => statusJson(s, def)),
+  };
 }
 
 /** Why not ready; `detailed` (a caller allowed to read revisions) names the rejected revision. */
@@ -97,8 +104,10 @@ export function registerMetaRoutes(router: Router<AppState>, deps: MetaDeps): vo
     const snapshot = store.get();
     if (!snapshot) throw new VexilError(Code.Unavailable, notReadyReason(store, detailed));
     // A polled backend unreachable for longer than its max staleness: still serving, but not ready.
-    const stale = store.status().find((s) => s.reference === store.defaultReference)?.stale;
-    if (stale !== undefined) throw new VexilError(Code.Unavailable, stale);
+    const own = store.status().find((s) => s.reference === store.defaultReference);
+    if (own?.stale !== undefined) throw new VexilError(Code.Unavailable, own.stale);
+    // cluster.coordination.max_lag: serving another revision than the cluster's for too long.
+    if (own?.lagging !== undefined) throw new VexilError(Code.Unavailable, own.lagging);
     const authenticationStore = deps.authStore ? { authenticationStore: authStoreJson(deps.authStore()) } : {};
     sendJson(
       ctx,

@@ -73,6 +73,28 @@ export function createServerMetrics(store: SnapshotStore, opts: { defaultMetrics
     },
   });
 
+  if (store.coordination !== undefined) {
+    const coordination = store.coordination.bind(store);
+    new Gauge({
+      name: 'vexil_coordination_healthy',
+      help: 'cluster.coordination: 1 while the engine answers, 0 while this replica polls the source on its own.',
+      registers: [registry],
+      collect() {
+        this.set(coordination().healthy ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: 'vexil_coordination_role',
+      help: 'cluster.coordination: 1 for the role this replica has now (leader, follower or standalone), 0 for the others.',
+      labelNames: ['role'] as const,
+      registers: [registry],
+      collect() {
+        const now = coordination().role;
+        for (const role of ['leader', 'follower', 'standalone'] as const) this.set({ role }, role === now ? 1 : 0);
+      },
+    });
+  }
+
   // What each kept reference has counted, to move it under OTHER_REFERENCE when it is dropped.
   const counts = new Map<string, { reloads: number; rejected: number; error: number }>();
   const countsOf = (reference: string) => {

@@ -1,10 +1,8 @@
 /** The one snapshot a request reads, resolved once at the start of the handler. */
 import type { ParameterizedContext } from 'koa';
-import { notFound } from '../../errors.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { SnapshotStore } from '../../store/types.js';
 import type { AppState } from '../../http/context.js';
-import { namespaceView, type NamespaceView } from '../management/answer.js';
 
 declare module '../../http/context.js' {
   interface AppState {
@@ -22,10 +20,4 @@ export async function readSnapshot(
   const snapshot = await store.resolve(reference === undefined || reference === '' ? undefined : reference);
   ctx.state.snapshot = snapshot;
   return snapshot;
-}
-
-export function namespaceOr404(snapshot: Snapshot, key: string): NamespaceView {
-  const view = namespaceView(snapshot, key);
-  if (!view) throw notFound(`namespace "${key}" not found`);
-  return view;
 }

@@ -1,0 +1,50 @@
+/**
+ * Check reports (places in the state model) to findings (a document and a path in it), through
+ * the declarations the semantic pass recorded (semantic.ts NamespaceIndex: the document and index
+ * of each flag and segment). A valid state declares each key once, and rules, rollouts,
+ * variants and constraints keep their declared positions in the snapshot, so the path is exact.
+ */
+import type { Finding, FindingsByFile, PathSegment } from '../finding.js';
+import { addFinding } from '../finding.js';
+import type { NamespaceIndex } from '../semantic.js';
+import type { CheckPlace, CheckReport } from './check-report.js';
+
+export function placeFindings(reports: readonly CheckReport[], namespaces: ReadonlyMap<string, NamespaceIndex>): FindingsByFile {
+  const out: FindingsByFile = new Map();
+  for (const r of reports) {
+    const ns = namespaces.get(r.namespace);
+    if (ns === undefined) continue;
+    const placed = pathOf(r.place, ns);
+    if (placed === undefined) continue;
+    const f: Finding = { severity: r.severity, rule: r.rule, message: r.message, hint: r.hint, doc: placed.doc, path: placed.path, ...(placed.at ? { at: placed.at } : {}) };
+    addFinding(out, placed.file, f);
+  }
+  return out;
+}
+
+function pathOf(place: CheckPlace, ns: NamespaceIndex): { file: string; doc: number; path: PathSegment[]; at?: 'key' } | undefined {
+  if (place.kind === 'segment') {
+    const d = ns.segments.get(place.segment);
+    if (d === undefined) return undefined;
+    const base = { file: d.doc.file, doc: d.doc.index };
+    return place.constraint === undefined
+      ? { ...base, path: ['segments', d.index, 'key'] }
+      : { ...base, path: ['segments', d.index, 'constraints', place.constraint] };
+  }
+  const d = ns.flags.get(place.flag);
+  if (d === undefined) return undefined;
+  const base = { file: d.doc.file, doc: d.doc.index };
+  switch (place.kind) {
+    case 'flag':
+      if (place.field === 'enabled' && !Object.hasOwn(d.data, 'enabled')) return { ...base, path: ['flags', d.index, 'key'] };
+      return { ...base, path: ['flags', d.index, place.field], at: 'key' };
+    case 'rule':
+      return place.field === 'distributions'
+        ? { ...base, path: ['flags', d.index, 'rules', place.index, 'distributions'], at: 'key' }
+        : { ...base, path: ['flags', d.index, 'rules', place.index] };
+    case 'rollout':
+      return { ...base, path: ['flags', d.index, 'rollouts', place.index] };
+    case 'variant':
+      return { ...base, path: ['flags', d.index, 'variants', place.index, 'key'] };
+  }
+}
