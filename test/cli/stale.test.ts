@@ -180,4 +180,16 @@ t.test('bad input: a clear message, exit 1 (cannot read) or 2 (usage)', { skip: 
   const r = await runCli(['stale', '--repo', repo.gitdir, '--rev', 'nope']);
   t.equal(r.code, 1);
   t.match(r.stderr, /unknown revision "nope"/);
+  // A linked work tree: .git is a file naming the repository's private folder.
+  const worktree = join(dir, 'worktree');
+  mkdirSync(worktree);
+  writeFileSync(join(worktree, '.git'), `gitdir: ${repo.gitdir}/worktrees/x\n`);
+  const w = await runCli(['stale', '--repo', worktree]);
+  t.equal(w.code, 1);
+  t.match(w.stderr, /is a linked work tree or a submodule \(\.git is a file\)/);
+  // The state's folder given as ./sub/ reads the same as sub.
+  await repo.commit('main', { 'sub/features.yml': part('after.features.yml') });
+  const sub = JSON.parse((await runCli(['stale', './sub/', '--repo', repo.gitdir, '--format', 'json'])).stdout) as Report & { state: { path: string } };
+  t.equal(sub.state.path, 'sub');
+  t.same(sub.findings.filter((f) => f.kind === 'uniform').map((f) => f.file), ['sub/features.yml', 'sub/features.yml']);
 });

@@ -9,7 +9,7 @@
  */
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve } from 'node:path';
+import { isAbsolute, join, posix, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Problem } from '../../model/problem.js';
 import type { Snapshot } from '../../model/snapshot.js';
@@ -82,10 +82,17 @@ export async function runStale(args: readonly string[], io: CliIO): Promise<numb
   let shown: (file: string) => string;
   let repo: string | undefined;
   let commit: string | undefined;
+  /** With --repo: the state's sub-folder, `/`-separated; undefined for the repository's root. */
+  const directory = subFolder(dir);
   if (v.repo !== undefined) {
     repo = resolve(io.cwd, v.repo);
-    if (!existsSync(join(repo, '.git')) && !(existsSync(join(repo, 'HEAD')) && existsSync(join(repo, 'objects')))) {
+    const dotGit = await stat(join(repo, '.git')).catch(() => undefined);
+    if (dotGit === undefined && !(existsSync(join(repo, 'HEAD')) && existsSync(join(repo, 'objects')))) {
       throw new Error(`not a Git repository: ${v.repo}`);
+    }
+    if (dotGit !== undefined && !dotGit.isDirectory()) {
+      // A linked work tree or a submodule: its objects live in another repository.
+      throw new Error(`${v.repo} is a linked work tree or a submodule (.git is a file): pass the path of the repository that holds the objects`);
     }
     try {
       commit = await resolveRevision(repo, v.rev ?? 'HEAD');
@@ -93,10 +100,9 @@ export async function runStale(args: readonly string[], io: CliIO): Promise<numb
       if (err instanceof UnknownRevisionError) throw new Error(err.message);
       throw err;
     }
-    const directory = dir === undefined ? undefined : toPosix(dir).replace(/^\.\/?|\/$/g, '');
-    side = await loadRevision(repo, commit, directory || undefined);
+    side = await loadRevision(repo, commit, directory);
     stateRoot = join(repo, directory ?? '');
-    shown = (file) => displayPath(directory || '.', file);
+    shown = (file) => displayPath(directory ?? '.', file);
   } else {
     const folder = dir ?? '.';
     const abs = resolve(io.cwd, folder);
@@ -137,7 +143,7 @@ export async function runStale(args: readonly string[], io: CliIO): Promise<numb
   let since: Map<string, Since> | undefined;
   let history = null;
   if (repo !== undefined && commit !== undefined) {
-    const walked = outcomes.size === 0 ? { since: new Map<string, Since>(), commitsRead: 0 } : await walkHistory({ repo, start: commit, ...(dir !== undefined ? { directory: toPosix(dir).replace(/^\.\/?|\/$/g, '') } : {}), maxCommits, outcomes });
+    const walked = outcomes.size === 0 ? { since: new Map<string, Since>(), commitsRead: 0 } : await walkHistory({ repo, start: commit, ...(directory !== undefined ? { directory } : {}), maxCommits, outcomes });
     since = walked.since;
     history = { maxCommits, commitsRead: walked.commitsRead };
   }
@@ -190,6 +196,12 @@ function dateOption(value: string): Date {
   const d = m === null ? undefined : new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])));
   if (d === undefined || d.toISOString().slice(0, 10) !== value) throw new UsageError(`--today must be a date YYYY-MM-DD (got "${value}")`, STALE_USAGE);
   return d;
+}
+
+function subFolder(dir: string | undefined): string | undefined {
+  if (dir === undefined) return undefined;
+  const n = posix.normalize(toPosix(dir)).replace(/\/+$/, '');
+  return n === '.' || n === '' ? undefined : n;
 }
 
 function placeOf(id: string): FlagPlace {
