@@ -127,6 +127,7 @@ t.test('--code: whole-word keys in the files git would track, within the bounds'
   w('assets/logo.bin', Buffer.concat([Buffer.from([0x89, 0x50, 0, 0]), Buffer.from(' binary-only ')]));
   w('docs/big.txt', `${'x'.repeat(3000)} big-only\n`);
   w('.git/config', 'git-only\n');
+  w('...', 'cli-switch appears here too\n'); // a name the ignore package refuses as a path
 
   const r = await runCli(['stale', 'flags', '--code', '.', '--max-file-bytes', '2000', '--format', 'json'], { cwd: root });
   t.equal(r.code, 0, r.stderr);
@@ -136,8 +137,8 @@ t.test('--code: whole-word keys in the files git would track, within the bounds'
   t.same(unreferenced, ['beta', 'big-only', 'binary-only', 'generated-only', 'git-only', 'ignored-only', 'nested-ignored']);
   t.same(doc.code!.skipped, { tooLarge: 1, binary: 1, unreadable: 0 });
   t.equal(doc.code!.complete, true);
-  // Read: both .gitignore files, app.ts, cli.sh, keep.gen.ts, other.txt, logo.bin (the state folder is skipped).
-  t.equal(doc.code!.files, 7);
+  // Read: both .gitignore files, app.ts, cli.sh, keep.gen.ts, `...`, other.txt, logo.bin (the state folder is skipped).
+  t.equal(doc.code!.files, 8);
   const f = doc.findings.find((x) => x.flag === 'beta')!;
   t.same([f.file, f.line, f.column], ['flags/features.yml', 4, 6]);
 

@@ -137,7 +137,13 @@ function ignored(levels: readonly Level[], rel: string, isDir: boolean): boolean
   for (let i = levels.length - 1; i >= 0; i--) {
     const l = levels[i]!;
     const path = l.base === '' ? rel : relative(l.base, rel).split(sep).join('/');
-    const r = l.ig.test(isDir ? `${path}/` : path);
+    let r;
+    try {
+      r = l.ig.test(isDir ? `${path}/` : path);
+    } catch {
+      // The package refuses names it cannot take as relative paths (`...`): no pattern of this level applies.
+      continue;
+    }
     if (r.ignored) return true;
     if (r.unignored) return false;
   }
