@@ -26,11 +26,11 @@ const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { ve
 
 interface Action {
   inputs: Record<string, { default?: string }>;
-  runs: { using: string; steps: Array<{ run?: string; env?: Record<string, string> }> };
+  runs: { using: string; steps: Array<{ run?: string; env?: Record<string, string>; 'working-directory'?: string }> };
 }
 
 t.test('action.yml: composite, builds vexil from its own checkout, hands every input to the script', async (t) => {
-  const action = parse(readFileSync(join(REPO, 'action.yml'), 'utf8')) as Action & { runs: { steps: Array<{ 'working-directory'?: string }> } };
+  const action = parse(readFileSync(join(REPO, 'action.yml'), 'utf8')) as Action;
   t.equal(action.runs.using, 'composite');
   const build = action.runs.steps.find((s) => s.run?.includes('npm ci'));
   t.equal(build?.['working-directory'], '${{ github.action_path }}', 'vexil is built in the action\'s checkout');
