@@ -6,13 +6,13 @@
 # fails when validation or the flag tests fail; a comment the token may not write (a pull request
 # from a fork has a read-only token) is a warning, and the job summary is written regardless.
 #
-# Inputs (environment): VEXIL_VERSION, STATE_DIR, BASE_REF, IMPACT, STRICT, REQUIRE_TESTS,
-# COMMENT, MARKER, GITHUB_TOKEN; VEXIL overrides the command (default: npx of the pinned version).
+# Inputs (environment): VEXIL (the command that runs vexil: action.yml builds it from the action's
+# checkout), STATE_DIR, BASE_REF, IMPACT, STRICT, REQUIRE_TESTS, COMMENT, MARKER, GITHUB_TOKEN.
 set -euo pipefail
 
 vexil() {
   # shellcheck disable=SC2086 # VEXIL is a command line on purpose
-  ${VEXIL:-npx --yes "vexil@${VEXIL_VERSION:?}"} "$@"
+  ${VEXIL:?} "$@"
 }
 state="${STATE_DIR:-.}"
 out="${RUNNER_TEMP:-/tmp}/vexil-review"

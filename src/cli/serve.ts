@@ -136,7 +136,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
 
   // cluster.coordination: lead or follow the other replicas (and workers) through the engine.
   let served: SnapshotStore = managed;
-  const coordination = coordinationFromConfig(config.cluster.coordination, storeOptions.pollIntervalMs ?? 30_000);
+  const coordination = coordinationFromConfig(config.cluster.coordination, storeOptions.pollIntervalMs);
   if (coordination !== undefined) {
     const coordinator = createCoordinator({
       store: managed,

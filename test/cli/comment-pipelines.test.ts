@@ -26,18 +26,21 @@ const pkg = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { ve
 
 interface Action {
   inputs: Record<string, { default?: string }>;
-  runs: { using: string; steps: Array<{ run?: string; env?: Record<string, string> }> };
+  runs: { using: string; steps: Array<{ run?: string; env?: Record<string, string>; 'working-directory'?: string }> };
 }
 
-t.test('action.yml: composite, pins this version, hands every input to the script', async (t) => {
+t.test('action.yml: composite, builds vexil from its own checkout, hands every input to the script', async (t) => {
   const action = parse(readFileSync(join(REPO, 'action.yml'), 'utf8')) as Action;
   t.equal(action.runs.using, 'composite');
-  t.equal(action.inputs['vexil-version']?.default, pkg.version, 'npx runs the version of this checkout');
+  const build = action.runs.steps.find((s) => s.run?.includes('npm ci'));
+  t.equal(build?.['working-directory'], '${{ github.action_path }}', 'vexil is built in the action\'s checkout');
   const step = action.runs.steps.find((s) => s.run?.includes('ci/github/review.sh'));
   t.ok(step, 'a step runs ci/github/review.sh');
   const script = readFileSync(join(REPO, 'ci/github/review.sh'), 'utf8');
+  t.equal(step!.env?.VEXIL, 'node ${{ github.action_path }}/bin/vexil.js', 'the script runs the vexil built there');
   for (const [name, value] of Object.entries(step!.env ?? {})) {
     t.ok(script.includes(name), `review.sh reads ${name}`);
+    if (name === 'VEXIL') continue;
     const input = /^\$\{\{ inputs\.([a-z-]+) \}\}$/.exec(value)?.[1];
     t.ok(input !== undefined && input in action.inputs, `${name} comes from an input`);
   }

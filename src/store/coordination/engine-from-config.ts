@@ -17,8 +17,10 @@ export interface CoordinationSetup {
 }
 
 /** Undefined when coordination is off (type none). */
-export function coordinationFromConfig(config: CoordinationConfig, pollIntervalMs: number): CoordinationSetup | undefined {
+export function coordinationFromConfig(config: CoordinationConfig, pollIntervalMs: number | undefined): CoordinationSetup | undefined {
   if (config.type === 'none') return undefined;
+  // The config check refuses coordination for storage that is not polled; this only guards other callers.
+  if (pollIntervalMs === undefined) throw new Error(`cluster.coordination.type ${config.type} needs a polled storage backend`);
   const tickMs = Math.min(10_000, Math.max(200, Math.round(pollIntervalMs / 5)));
   const common = { tickMs, backstopMs: config.backstop_interval, ...(config.max_lag !== undefined ? { maxLagMs: config.max_lag } : {}) };
   if (config.type === 'postgres') {
