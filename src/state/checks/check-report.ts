@@ -11,6 +11,8 @@ import { flagDecisions, type FlagDecisions } from './decisions.js';
 
 export type CheckPlace =
   | { readonly kind: 'flag'; readonly flag: string; readonly field: 'rollouts' | 'enabled' | 'rules' }
+  /** A key of the flag's `metadata` map (lifecycle.ts). */
+  | { readonly kind: 'flag'; readonly flag: string; readonly field: 'metadata'; readonly key: string }
   | { readonly kind: 'rule'; readonly flag: string; readonly index: number; readonly field?: 'distributions' }
   | { readonly kind: 'rollout'; readonly flag: string; readonly index: number }
   | { readonly kind: 'segment'; readonly segment: string; readonly constraint?: number }

@@ -10,6 +10,7 @@ import { booleanNoEffectChecks } from './boolean-no-effect.js';
 import { CheckContext, type CheckOptions, type CheckReport } from './check-report.js';
 import { disabledFlagChecks } from './disabled-flags.js';
 import { distributionChecks } from './distributions.js';
+import { lifecycleChecks } from './lifecycle.js';
 import { requestTimeChecks } from './request-time.js';
 import { unmatchableChecks } from './unmatchable.js';
 import { unreachableChecks } from './unreachable.js';
@@ -27,6 +28,7 @@ const FAMILIES: ReadonlyArray<(ctx: CheckContext) => CheckReport[]> = [
   unservedVariantChecks,
   disabledFlagChecks,
   requestTimeChecks,
+  (ctx) => lifecycleChecks(ctx.snapshot, ctx.options.today),
 ];
 
 export function runChecks(snapshot: Snapshot, options: CheckOptions): CheckReport[] {

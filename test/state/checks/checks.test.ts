@@ -33,6 +33,7 @@ const EXPECTED: Record<string, string[]> = {
   'variant.unserved': ['8:14', '9:14', '10:14', '11:14'],
   'flag.disabled.rules': ['5:5', '14:10'],
   'constraint.time.decided': ['15:9', '20:9'],
+  'flag.expired': ['12:7', '19:7'],
 };
 
 t.test('every check family has a fixture and a near miss', async (t) => {
