@@ -4,8 +4,8 @@
  * `POST /meta/refresh` on a follower reaches every replica (`X-Vexil-Revision`) and each replica's
  * SSE clients, told only once that replica serves it; the leader
  * SIGKILLed → another leads; the engine stopped → every replica standalone, unhealthy, still
- * ready and serving, and following the push by polling on its own; the engine back → rejoined
- * without a restart. And the workers of one replica (`server.workers: 2`) are two participants: one
+ * ready and serving (not one evaluation fails from the engine's stop to the rejoin), and following
+ * the push by polling on its own; the engine back → rejoined without a restart. And the workers of one replica (`server.workers: 2`) are two participants: one
  * leads, the other follows.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -109,6 +109,25 @@ for (const kind of ENGINES) {
     await waitFor('another replica leads', async () => (await roles(rest)).sort().join() === 'follower,leader');
     t.pass('another replica leads after the leader was SIGKILLed');
 
+    // Evaluations on the remaining replicas, back to back, from before the engine stops until it is
+    // back and rejoined: not one may fail.
+    const evaluations = { sent: 0, failed: [] as string[] };
+    let evaluating = true;
+    const evaluate = async (r: ServeProcess) => {
+      while (evaluating) {
+        evaluations.sent++;
+        try {
+          const res = await fetch(`${r.url}/evaluate/v1/variant`, { method: 'POST', body: JSON.stringify({ flagKey: 'greeting', entityId: `e${evaluations.sent}` }) });
+          const body = await res.text();
+          if (res.status !== 200) evaluations.failed.push(`${res.status} ${body}`);
+        } catch (err) {
+          evaluations.failed.push(String(err));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+    };
+    const evaluators = rest.map(evaluate);
+
     await kit.stop();
     await waitFor('every replica polls on its own', async () => {
       for (const r of rest) {
@@ -132,6 +151,10 @@ for (const kind of ENGINES) {
         states.map((s) => s?.coordination?.role).sort().join() === 'follower,leader'
       );
     });
+    evaluating = false;
+    await Promise.all(evaluators);
+    t.ok(evaluations.sent > 20, `${evaluations.sent} evaluations while the engine was down and coming back`);
+    t.same(evaluations.failed, [], 'not one of them failed');
     const c4 = await git.repo.commit('main', bonjour);
     await waitFor('every replica serves the next push', async () => {
       for (const r of rest) if ((await servedRevision(r)) !== c4) return false;
