@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { chosenFormat, parseCommandArgs } from './command-args.js';
 import { notFound, VexilError } from '../errors.js';
 import { evaluateBoolean, evaluateVariant, findFlag } from '../evaluation/index.js';
 import { explain } from '../evaluation/explain.js';
@@ -28,9 +28,8 @@ const FORMATS = ['text', 'json'] as const;
 type EvaluateFormat = (typeof FORMATS)[number];
 
 export async function runEvaluate(args: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseCommandArgs(
+    {
       args: [...args],
       options: {
         flag: { type: 'string' },
@@ -44,17 +43,15 @@ export async function runEvaluate(args: readonly string[], io: CliIO): Promise<n
       },
       allowPositionals: false,
       strict: true,
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message, EVALUATE_USAGE);
-  }
+    },
+    EVALUATE_USAGE,
+  );
   const v = parsed.values;
   if (v.help) {
     io.stdout(EVALUATE_USAGE);
     return 0;
   }
-  const format = v.format as EvaluateFormat;
-  if (!FORMATS.includes(format)) throw new UsageError(`unknown format "${v.format}" (expected ${FORMATS.join(', ')})`, EVALUATE_USAGE);
+  const format = chosenFormat(v.format, FORMATS, EVALUATE_USAGE);
   if (v.flag === undefined) throw new UsageError('missing --flag KEY', EVALUATE_USAGE);
   if (v.entity === undefined) throw new UsageError('missing --entity ID', EVALUATE_USAGE);
   const context = parseContext(v.context ?? []);

@@ -6,7 +6,7 @@
  */
 import cluster from 'node:cluster';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from './command-args.js';
 import { AuthSetupError, startAuthentication } from '../auth/setup.js';
 import { ConfigError } from '../config/errors.js';
 import { loadConfigReport, type ConfigReport } from '../config/load.js';
@@ -43,9 +43,8 @@ import { SERVE_USAGE, UsageError } from './usage.js';
 const SHUTDOWN_TIMEOUT_MS = 15_000;
 
 export async function runServe(args: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseCommandArgs(
+    {
       args: [...args],
       options: {
         config: { type: 'string', short: 'c' },
@@ -53,10 +52,9 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       },
       allowPositionals: false,
       strict: true,
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message, SERVE_USAGE);
-  }
+    },
+    SERVE_USAGE,
+  );
   if (parsed.values.help) {
     io.stdout(SERVE_USAGE);
     return 0;

@@ -10,7 +10,7 @@
  */
 import { open, stat } from 'node:fs/promises';
 import { basename, dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { chosenFormat, parseCommandArgs } from './command-args.js';
 import { defaultStateLimits } from '../config/defaults.js';
 import { FileRefusedError, tooLarge } from '../sources/file-refused.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
@@ -55,9 +55,8 @@ interface Group {
 }
 
 export async function runTest(args: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseCommandArgs(
+    {
       args: [...args],
       options: {
         dir: { type: 'string', short: 'd' },
@@ -66,16 +65,14 @@ export async function runTest(args: readonly string[], io: CliIO): Promise<numbe
       },
       allowPositionals: true,
       strict: true,
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message, TEST_USAGE);
-  }
+    },
+    TEST_USAGE,
+  );
   if (parsed.values.help) {
     io.stdout(TEST_USAGE);
     return 0;
   }
-  const format = parsed.values.format as TestFormat;
-  if (!FORMATS.includes(format)) throw new UsageError(`unknown format "${parsed.values.format}" (expected ${FORMATS.join(', ')})`, TEST_USAGE);
+  const format = chosenFormat(parsed.values.format, FORMATS, TEST_USAGE);
   const dir = parsed.values.dir;
   if (dir !== undefined) {
     const st = await stat(resolve(io.cwd, dir)).catch(() => undefined);

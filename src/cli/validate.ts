@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
 import { posix, resolve, sep } from 'node:path';
-import { parseArgs } from 'node:util';
+import { chosenFormat, parseCommandArgs } from './command-args.js';
 import { createLocalSource, LOCAL_REFERENCE } from '../sources/local.js';
 import { readState, sortProblems } from '../store/read-state.js';
 import { defaultStateLimits } from '../config/defaults.js';
@@ -27,9 +27,8 @@ interface Checked {
 }
 
 export async function runValidate(args: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseCommandArgs(
+    {
       args: [...args],
       options: {
         format: { type: 'string', short: 'f', default: 'text' },
@@ -40,18 +39,14 @@ export async function runValidate(args: readonly string[], io: CliIO): Promise<n
       allowPositionals: true,
       allowNegative: true,
       strict: true,
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message, VALIDATE_USAGE);
-  }
+    },
+    VALIDATE_USAGE,
+  );
   if (parsed.values.help) {
     io.stdout(VALIDATE_USAGE);
     return 0;
   }
-  const format = parsed.values.format as OutputFormat;
-  if (!OUTPUT_FORMATS.includes(format)) {
-    throw new UsageError(`unknown format "${parsed.values.format}" (expected ${OUTPUT_FORMATS.join(', ')})`, VALIDATE_USAGE);
-  }
+  const format = chosenFormat(parsed.values.format, OUTPUT_FORMATS, VALIDATE_USAGE);
 
   const folders: string[] = [];
   const files: string[] = [];

@@ -9,7 +9,7 @@
  * carry their own exit status), 1 when the host refused or could not be reached, 2 on usage errors.
  */
 import { appendFile } from 'node:fs/promises';
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../command-args.js';
 import type { CliIO } from '../io.js';
 import { COMMENT_USAGE, UsageError } from '../usage.js';
 import { ApiError } from './api-request.js';
@@ -30,9 +30,8 @@ export interface CommentDeps {
 
 export async function runComment(args: readonly string[], io: CliIO, deps: CommentDeps = {}): Promise<number> {
   const env = deps.env ?? process.env;
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseCommandArgs(
+    {
       args: [...args],
       options: {
         provider: { type: 'string' },
@@ -50,10 +49,9 @@ export async function runComment(args: readonly string[], io: CliIO, deps: Comme
       },
       allowPositionals: false,
       strict: true,
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message, COMMENT_USAGE);
-  }
+    },
+    COMMENT_USAGE,
+  );
   const v = parsed.values;
   if (v.help) {
     io.stdout(COMMENT_USAGE);

@@ -7,7 +7,7 @@
  */
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { chosenFormat, parseCommandArgs } from '../command-args.js';
 import { parseContexts } from '../../diff/contexts.js';
 import { DEFAULT_IMPACT_ENTITIES, MAX_IMPACT_ENTITIES, syntheticSample, type ImpactOptions } from '../../diff/impact.js';
 import { diffReport } from '../../diff/report.js';
@@ -26,9 +26,8 @@ type DiffFormat = (typeof FORMATS)[number];
 const MAX_CONTEXTS_FILE_BYTES = 64 * 1024 * 1024;
 
 export async function runDiff(args: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseCommandArgs(
+    {
       args: [...args],
       options: {
         repo: { type: 'string' },
@@ -42,17 +41,15 @@ export async function runDiff(args: readonly string[], io: CliIO): Promise<numbe
       },
       allowPositionals: true,
       strict: true,
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message, DIFF_USAGE);
-  }
+    },
+    DIFF_USAGE,
+  );
   const v = parsed.values;
   if (v.help) {
     io.stdout(DIFF_USAGE);
     return 0;
   }
-  const format = v.format as DiffFormat;
-  if (!FORMATS.includes(format)) throw new UsageError(`unknown format "${v.format}" (expected ${FORMATS.join(', ')})`, DIFF_USAGE);
+  const format = chosenFormat(v.format, FORMATS, DIFF_USAGE);
   if (parsed.positionals.length !== 2) throw new UsageError(`expected BASE and HEAD, got ${parsed.positionals.length} argument(s)`, DIFF_USAGE);
   const [baseName, headName] = parsed.positionals as [string, string];
   let entities = DEFAULT_IMPACT_ENTITIES;

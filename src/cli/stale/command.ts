@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, posix, relative, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
+import { chosenFormat, parseCommandArgs } from '../command-args.js';
 import type { Problem } from '../../model/problem.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { SourceFile } from '../../sources/types.js';
@@ -35,9 +35,8 @@ type StaleFormat = (typeof FORMATS)[number];
 export const STALE_DEFAULTS = { maxCommits: 200, maxFiles: 20_000, maxFileBytes: 1024 * 1024, maxCodeBytes: 256 * 1024 * 1024 } as const;
 
 export async function runStale(args: readonly string[], io: CliIO): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
+  const parsed = parseCommandArgs(
+    {
       args: [...args],
       options: {
         repo: { type: 'string' },
@@ -53,17 +52,15 @@ export async function runStale(args: readonly string[], io: CliIO): Promise<numb
       },
       allowPositionals: true,
       strict: true,
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message, STALE_USAGE);
-  }
+    },
+    STALE_USAGE,
+  );
   const v = parsed.values;
   if (v.help) {
     io.stdout(STALE_USAGE);
     return 0;
   }
-  const format = v.format as StaleFormat;
-  if (!FORMATS.includes(format)) throw new UsageError(`unknown format "${v.format}" (expected ${FORMATS.join(', ')})`, STALE_USAGE);
+  const format = chosenFormat(v.format, FORMATS, STALE_USAGE);
   if (parsed.positionals.length > 1) throw new UsageError(`expected at most one DIR, got ${parsed.positionals.length}`, STALE_USAGE);
   if (v.repo === undefined && (v.rev !== undefined || v['max-commits'] !== undefined)) throw new UsageError('--rev and --max-commits go with --repo', STALE_USAGE);
   if (v.code === undefined && (v['max-files'] !== undefined || v['max-file-bytes'] !== undefined || v['max-code-bytes'] !== undefined)) {
