@@ -61,6 +61,14 @@ t.test('severities: warning passes unless --strict; off drops; error fails', asy
   t.match(failed.stdout, /flags\.features\.yml:37:10: error segment\.unused/);
 });
 
+t.test("a namespace's own demands apply in that namespace only", async (t) => {
+  const r = await runCli(['validate', 'fixtures/policy/namespaces']);
+  t.equal(r.code, 1, r.stdout);
+  t.match(r.stdout, /flags\.features\.yml:18:10: error policy\.key\.pattern: flag key `payment-provider` does not match the policy's flag key pattern `\^checkout-/);
+  t.match(r.stdout, /flags\.features\.yml:22:5: error policy\.metadata\.required: flag `payment-provider` has no `ticket`/);
+  t.match(r.stdout, /\nFAILED: 1 state file, 2 errors, 0 warnings\n$/);
+});
+
 t.test('a state file given directly reads no folder policy', async (t) => {
   const r = await runCli(['validate', FLAGS]);
   t.equal(r.code, 0, r.stdout);

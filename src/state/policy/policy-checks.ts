@@ -2,19 +2,20 @@
  * The policy file's demands on a state (snapshot): `metadata.required` (every flag's metadata has
  * the keys: `policy.metadata.required`), `metadata.patterns` (a present value matches its key's
  * pattern: `policy.metadata.pattern`) and `keys` (flag and segment keys match:
- * `policy.key.pattern`). Reports name places like the semantic checks (checks/check-report.ts), so
+ * `policy.key.pattern`), with a namespace's own demands merged over the top level's. Reports name places like the semantic checks (checks/check-report.ts), so
  * they are located and sorted with them. Pure; patterns run bounded (linear-regex.ts).
  */
 import type { Snapshot } from '../../model/snapshot.js';
 import { finding, type CheckReport } from '../checks/check-report.js';
 import { MAX_SUBJECT_LENGTH } from './linear-regex.js';
-import type { Policy } from './policy-file.js';
+import { demandsFor, type Policy } from './policy-file.js';
 
 export function policyChecks(snapshot: Snapshot, policy: Policy): CheckReport[] {
   const out: CheckReport[] = [];
-  const { required, patterns } = policy.metadata;
-  const { flag: flagKey, segment: segmentKey } = policy.keys;
   for (const ns of snapshot.namespaces.values()) {
+    const demands = demandsFor(policy, ns.key);
+    const { required, patterns } = demands.metadata;
+    const { flag: flagKey, segment: segmentKey } = demands.keys;
     for (const flag of ns.flags.values()) {
       if (flagKey !== undefined && !flagKey.test(flag.key)) {
         out.push(finding('policy.key.pattern', ns.key, { kind: 'flag', flag: flag.key, field: 'key' },

@@ -2,7 +2,8 @@
  * Reading a policy file (`.vexil/policy.yml`) from its text: YAML parsed as state files are, the
  * document checked against schemas/policy.schema.json (ajv, as for state and config), then what
  * the schema cannot say: every rule id named under `rules` is in the catalogue, and every pattern
- * is in the linear-time subset (linear-regex.ts). Every problem is located (file:line:column) by
+ * is in the linear-time subset (linear-regex.ts). `namespaces.<key>` holds metadata and key demands
+ * for one namespace, merged over the top level's (demandsFor). Every problem is located (file:line:column) by
  * the same machinery as a state file's (locate.ts, yaml-positions.ts). Pure: the CLI reads the file.
  *
  * `guards` is read and checked against the schema so that a file with guards loads; evaluating
@@ -32,21 +33,40 @@ const POLICY_CHECK_RULES: ReadonlySet<RuleId> = new Set(['policy.metadata.requir
 
 export type PolicySeverity = RuleSeverity | 'off';
 
-export interface Policy {
-  /** Severity per rule id, for the rules the file names. */
-  readonly severities: ReadonlyMap<RuleId, PolicySeverity>;
+/** What flags' metadata and flag and segment keys must be (the top level, or one namespace's). */
+export interface Demands {
   readonly metadata: {
     readonly required: readonly string[];
     /** Per metadata key, the pattern its value must match. */
     readonly patterns: ReadonlyMap<string, LinearRegex>;
   };
   readonly keys: { readonly flag?: LinearRegex; readonly segment?: LinearRegex };
+}
+
+export interface Policy extends Demands {
+  /** Severity per rule id, for the rules the file names. */
+  readonly severities: ReadonlyMap<RuleId, PolicySeverity>;
+  /** Per namespace key, its own demands as written (demandsFor merges them with the top level). */
+  readonly namespaces: ReadonlyMap<string, Demands>;
   readonly timeProperties?: readonly string[];
   /** Read and schema-checked only: guards are not evaluated yet. */
   readonly guards?: Readonly<Record<string, unknown>>;
 }
 
-export const EMPTY_POLICY: Policy = { severities: new Map(), metadata: { required: [], patterns: new Map() }, keys: {} };
+export const EMPTY_POLICY: Policy = { severities: new Map(), metadata: { required: [], patterns: new Map() }, keys: {}, namespaces: new Map() };
+
+/** The demands on namespace `ns`: its required keys added to the top level's, its patterns replacing those of the same key. */
+export function demandsFor(policy: Policy, ns: string): Demands {
+  const own = policy.namespaces.get(ns);
+  if (own === undefined) return policy;
+  return {
+    metadata: {
+      required: [...new Set([...policy.metadata.required, ...own.metadata.required])],
+      patterns: new Map([...policy.metadata.patterns, ...own.metadata.patterns]),
+    },
+    keys: { ...policy.keys, ...own.keys },
+  };
+}
 
 export type PolicyRead = { readonly policy: Policy; readonly problems: readonly [] } | { readonly problems: readonly Problem[] };
 
@@ -106,19 +126,28 @@ export function readPolicy(file: string, bytes: Uint8Array): PolicyRead {
     }
     return compiled;
   };
-  const patterns = new Map<string, LinearRegex>();
-  for (const [key, source] of Object.entries(raw.metadata?.patterns ?? {})) {
-    const re = pattern(source, ['metadata', 'patterns', key], `metadata key \`${key}\``);
-    if (re !== undefined) patterns.set(key, re);
-  }
-  const flag = raw.keys?.flag !== undefined ? pattern(raw.keys.flag, ['keys', 'flag'], 'flag keys') : undefined;
-  const segment = raw.keys?.segment !== undefined ? pattern(raw.keys.segment, ['keys', 'segment'], 'segment keys') : undefined;
+  const demands = (raw: RawDemands, base: PathSegment[]): Demands => {
+    const patterns = new Map<string, LinearRegex>();
+    for (const [key, source] of Object.entries(raw.metadata?.patterns ?? {})) {
+      const re = pattern(source, [...base, 'metadata', 'patterns', key], `metadata key \`${key}\``);
+      if (re !== undefined) patterns.set(key, re);
+    }
+    const flag = raw.keys?.flag !== undefined ? pattern(raw.keys.flag, [...base, 'keys', 'flag'], 'flag keys') : undefined;
+    const segment = raw.keys?.segment !== undefined ? pattern(raw.keys.segment, [...base, 'keys', 'segment'], 'segment keys') : undefined;
+    return {
+      metadata: { required: [...new Set(raw.metadata?.required ?? [])], patterns },
+      keys: { ...(flag !== undefined ? { flag } : {}), ...(segment !== undefined ? { segment } : {}) },
+    };
+  };
+  const top = demands(raw, []);
+  const namespaces = new Map<string, Demands>();
+  for (const [ns, own] of Object.entries(raw.namespaces ?? {})) namespaces.set(ns, demands(own, ['namespaces', ns]));
   if (findings.length > 0) return { problems: located() };
   return {
     policy: {
       severities,
-      metadata: { required: [...new Set(raw.metadata?.required ?? [])], patterns },
-      keys: { ...(flag !== undefined ? { flag } : {}), ...(segment !== undefined ? { segment } : {}) },
+      ...top,
+      namespaces,
       ...(raw.time_properties !== undefined ? { timeProperties: raw.time_properties } : {}),
       ...(raw.guards !== undefined ? { guards: raw.guards } : {}),
     },
@@ -126,10 +155,14 @@ export function readPolicy(file: string, bytes: Uint8Array): PolicyRead {
   };
 }
 
-interface RawPolicy {
-  rules?: Record<string, PolicySeverity>;
+interface RawDemands {
   metadata?: { required?: string[]; patterns?: Record<string, string> };
   keys?: { flag?: string; segment?: string };
+}
+
+interface RawPolicy extends RawDemands {
+  rules?: Record<string, PolicySeverity>;
+  namespaces?: Record<string, RawDemands>;
   time_properties?: string[];
   guards?: Record<string, unknown>;
 }

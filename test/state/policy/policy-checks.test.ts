@@ -40,3 +40,17 @@ t.test('through the loader: located with the semantic checks, only when a policy
   const without = load(files, { reference: 'main', revision: 'r1', checks: { today } });
   t.same(without.problems.filter((p) => p.rule.startsWith('policy.')), []);
 });
+
+t.test("a namespace's own demands add to and replace the top level's, in that namespace only", async (t) => {
+  const dir = `${REPO}fixtures/policy/namespaces`;
+  const own = readPolicy('policy.yml', readFileSync(`${dir}/.vexil/policy.yml`));
+  if (!('policy' in own)) return t.fail(JSON.stringify(own.problems));
+  const snapshot = load([stateFile(dir, 'flags.features.yml')], { reference: 'main', revision: 'r1' }).snapshot!;
+  const reports = policyChecks(snapshot, own.policy);
+  t.same(reports.map((r) => [r.namespace, r.rule, r.place]), [
+    ['checkout', 'policy.key.pattern', { kind: 'flag', flag: 'payment-provider', field: 'key' }],
+    ['checkout', 'policy.metadata.required', { kind: 'flag', flag: 'payment-provider', field: 'metadata-map' }],
+  ]);
+  t.match(reports[0]!.message, /pattern `\^checkout-\[a-z0-9-\]\+\$`/);
+  t.match(reports[1]!.message, /has no `ticket` in its metadata/);
+});

@@ -80,3 +80,10 @@ t.test('several documents, alias expansion, invalid UTF-8: located errors', asyn
   const bad = readPolicy('p.yml', new Uint8Array([0x72, 0x3a, 0x20, 0xff]));
   t.same(brief(bad), ['1:4 file.encoding']);
 });
+
+t.test("a namespace's patterns are checked and located like the top level's", async (t) => {
+  const r = text('namespaces:\n  checkout:\n    keys: {flag: "^(?=c)"}\n    colour: red\n');
+  t.same(brief(r), ['4:5 policy.invalid']);
+  const unsafe = text('namespaces:\n  checkout:\n    keys: {flag: "^(?=c)"}\n');
+  t.same(brief(unsafe), ['3:18 policy.pattern.unsafe']);
+});
