@@ -13,6 +13,7 @@ import { runCli } from './run-cli.js';
 const STATE = 'fixtures/policy/state';
 const FLAGS = `${STATE}/flags.features.yml`;
 
+/** A policy file in the test's folder (a new call replaces the folder). */
 function policy(t: Test, text: string): string {
   const dir = t.testdir({});
   const path = join(dir, 'policy.yml');
@@ -67,6 +68,26 @@ t.test("a namespace's own demands apply in that namespace only", async (t) => {
   t.match(r.stdout, /flags\.features\.yml:18:10: error policy\.key\.pattern: flag key `payment-provider` does not match the policy's flag key pattern `\^checkout-/);
   t.match(r.stdout, /flags\.features\.yml:22:5: error policy\.metadata\.required: flag `payment-provider` has no `ticket`/);
   t.match(r.stdout, /\nFAILED: 1 state file, 2 errors, 0 warnings\n$/);
+});
+
+t.test('time_properties: which properties the request-time check reads', async (t) => {
+  const state = [
+    'version: "1.3"',
+    'segments:',
+    '  - key: old',
+    '    name: Old',
+    '    match_type: ALL_MATCH_TYPE',
+    '    constraints:',
+    '      - {type: DATETIME_COMPARISON_TYPE, property: request_time, operator: lt, value: "2020-01-01T00:00:00Z"}',
+    '',
+  ].join('\n');
+  const dir = t.testdir({ 'flags.features.yml': state, '.vexil': { 'policy.yml': 'time_properties: [request_time]\nrules: {segment.unused: off}\n' } });
+  const r = await runCli(['validate', dir]);
+  t.match(r.stdout, /flags\.features\.yml:7:\d+: warning constraint\.time\.decided/);
+  writeFileSync(join(dir, 'other-policy.yml'), 'rules: {segment.unused: off}\n');
+  const plain = await runCli(['validate', '--policy', join(dir, 'other-policy.yml'), dir]);
+  t.notMatch(plain.stdout, /constraint\.time\.decided/);
+  t.match(plain.stdout, /OK: 1 state file, 0 errors, 0 warnings\n$/);
 });
 
 t.test('a state file given directly reads no folder policy', async (t) => {
