@@ -56,6 +56,7 @@ the initial state is invalid (the located problems are printed on stderr).
 `;
 
 export const VALIDATE_USAGE = `Usage: vexil validate [PATH...] [--format text|json|github|sarif] [--strict] [--no-checks]
+                      [--policy FILE]
 
 Checks flag state the way "vexil serve" loads it and reports every problem with
 its file, line and column. Each PATH is a state folder (its index file
@@ -72,6 +73,8 @@ Options:
                     sarif: a SARIF 2.1.0 log (GitHub code scanning)
       --strict      Fail on warnings too (information never fails)
       --no-checks   Skip the semantic checks
+      --policy FILE The policy file (rule severities, required metadata, key
+                    patterns); default: .vexil/policy.yml in each state folder
   -h, --help        Show this help
 
 Exit status: 0 valid, 1 invalid (or warnings with --strict), 2 usage error.

@@ -1,9 +1,10 @@
 /**
- * `vexil validate [PATH...] [--format text|json|github|sarif] [--strict] [--no-checks]`: loads
+ * `vexil validate [PATH...] [--format text|json|github|sarif] [--strict] [--no-checks] [--policy FILE]`: loads
  * state exactly as `vexil serve` does (same source, same reader, same loader) and reports every
  * located problem, plus the semantic checks (src/state/checks/) on a state without errors, with
  * "today" taken from the clock here. Each folder is one state; files named directly are checked
- * together as one state. `--strict` fails on warnings too (information never fails).
+ * together as one state. `--strict` fails on warnings too (information never fails). The policy
+ * file (`--policy`, else a folder's `.vexil/policy.yml`) adds its checks and sets rule severities.
  */
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
@@ -18,6 +19,9 @@ import type { Problem } from '../model/problem.js';
 import { countSummary, formatProblems, OUTPUT_FORMATS, type OutputFormat } from './format-problems.js';
 import type { CliIO } from './io.js';
 import { UsageError, VALIDATE_USAGE } from './usage.js';
+import { defaultPolicyPath, loadPolicyFile, type PolicyFile } from './policy-file.js';
+import { applySeverities } from '../state/policy/apply-severities.js';
+import type { Policy } from '../state/policy/policy-file.js';
 
 interface Checked {
   readonly problems: Problem[];
@@ -34,6 +38,7 @@ export async function runValidate(args: readonly string[], io: CliIO): Promise<n
         format: { type: 'string', short: 'f', default: 'text' },
         strict: { type: 'boolean', default: false },
         checks: { type: 'boolean', default: true },
+        policy: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: true,
@@ -56,10 +61,36 @@ export async function runValidate(args: readonly string[], io: CliIO): Promise<n
     (st.isDirectory() ? folders : files).push(p);
   }
 
-  const semantic = parsed.values.checks ? { today: new Date() } : undefined;
+  const today = new Date();
+  const given = parsed.values.policy !== undefined ? await loadPolicyFile(parsed.values.policy, io.cwd) : undefined;
+  const policyProblems: Problem[] = [];
+  const policyTexts = new Map<string, () => Promise<string | undefined>>();
+  const seen = new Set<string>();
+  /** The policy of one state: --policy, else the folder's own file; its problems reported once. */
+  const policyFor = async (folder: string | undefined): Promise<PolicyFile | undefined> => {
+    const path = given === undefined && folder !== undefined ? await defaultPolicyPath(folder, io.cwd) : undefined;
+    const file = given ?? (path !== undefined ? await loadPolicyFile(path, io.cwd) : undefined);
+    if (file !== undefined && !seen.has(file.display)) {
+      seen.add(file.display);
+      policyProblems.push(...file.problems);
+      if (file.text !== undefined) policyTexts.set(file.display, () => Promise.resolve(file.text));
+    }
+    return file;
+  };
+  const optionsFor = (policy: Policy | undefined): CheckOptions | undefined =>
+    parsed.values.checks
+      ? { today, ...(policy !== undefined ? { policy } : {}), ...(policy?.timeProperties !== undefined ? { timeProperties: policy.timeProperties } : {}) }
+      : undefined;
   const checks: Checked[] = [];
-  for (const folder of folders) checks.push(await checkFolder(folder, io.cwd, semantic));
-  if (files.length > 0) checks.push(await checkFiles(files, io.cwd, semantic));
+  for (const folder of folders) {
+    const policy = (await policyFor(folder))?.policy;
+    checks.push(withSeverities(await checkFolder(folder, io.cwd, optionsFor(policy)), policy));
+  }
+  if (files.length > 0) {
+    const policy = (await policyFor(undefined))?.policy;
+    checks.push(withSeverities(await checkFiles(files, io.cwd, optionsFor(policy)), policy));
+  }
+  checks.push({ problems: policyProblems, fileCount: 0, texts: policyTexts });
 
   const problems = sortProblems(checks.flatMap((c) => c.problems));
   const texts = new Map(checks.flatMap((c) => [...c.texts]));
@@ -83,6 +114,11 @@ export async function runValidate(args: readonly string[], io: CliIO): Promise<n
     io.stdout(`${failed ? 'FAILED' : 'OK'}: ${fileCount} ${noun}, ${countSummary(problems)}\n`);
   }
   return failed ? 1 : 0;
+}
+
+/** The policy's `rules:` severities applied to one state's problems. */
+function withSeverities(checked: Checked, policy: Policy | undefined): Checked {
+  return policy === undefined ? checked : { ...checked, problems: applySeverities(checked.problems, policy.severities) };
 }
 
 /** `dir` + a state-relative path, as a user would type it from the working folder. */

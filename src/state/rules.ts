@@ -121,6 +121,14 @@ export const RULES = {
   'flag.expired': { severity: 'warning', meaning: 'a flag with `lifecycle: temporary` in its metadata is past its `expires` date', hint: 'remove the flag (and its uses in the code), or move `expires` to a later date' },
   'flag.expires.invalid': { severity: 'warning', meaning: "a flag's `metadata.expires` is not a date (YYYY-MM-DD) or an RFC 3339 date-time, so its expiry is never checked", hint: 'write the date as YYYY-MM-DD, e.g. expires: "2026-12-31"' },
 
+  // The policy file (`.vexil/policy.yml`, `--policy FILE`): src/state/policy/, schemas/policy.schema.json.
+  'policy.invalid': { severity: 'error', meaning: 'the policy file has a key it does not have, a value of the wrong type or out of range, or more than one document', hint: 'fix the key or value named in the message (schemas/policy.schema.json)' },
+  'policy.rule.unknown': { severity: 'error', meaning: '`rules` in the policy file names a rule id that is not in this catalogue', hint: 'use a rule id of this list, or remove the line' },
+  'policy.pattern.unsafe': { severity: 'error', meaning: 'a pattern of the policy file is outside the linear-time subset (a back-reference, lookahead or lookbehind), too long, or not a valid pattern', hint: 'rewrite the pattern without back-references or lookaround' },
+  'policy.metadata.required': { severity: 'error', meaning: "a flag's `metadata` lacks a key the policy file requires (`metadata.required`)", hint: 'add the key to the flag\'s metadata (metadata needs document version 1.3)' },
+  'policy.metadata.pattern': { severity: 'error', meaning: "a value of a flag's `metadata` does not match the policy file's pattern for its key (`metadata.patterns`)", hint: 'change the value to match the pattern given in the message' },
+  'policy.key.pattern': { severity: 'error', meaning: "a flag or segment key does not match the policy file's key pattern (`keys.flag`, `keys.segment`)", hint: 'rename the key to match the pattern given in the message (and update its uses)' },
+
   // Faults of vexil itself.
   'internal.error': { severity: 'error', meaning: 'loading failed on a bug of vexil, not on the state', hint: 'please report this with the state files that trigger it' },
 } as const satisfies Record<string, RuleEntry>;

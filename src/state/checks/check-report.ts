@@ -7,10 +7,13 @@
 import type { Severity } from '../../model/problem.js';
 import type { Flag, Snapshot } from '../../model/snapshot.js';
 import { RULES, type RuleId } from '../rules.js';
+import type { Policy } from '../policy/policy-file.js';
 import { flagDecisions, type FlagDecisions } from './decisions.js';
 
 export type CheckPlace =
   | { readonly kind: 'flag'; readonly flag: string; readonly field: 'rollouts' | 'enabled' | 'rules' }
+  /** The flag's key, or its `metadata` map as a whole (policy-checks.ts). */
+  | { readonly kind: 'flag'; readonly flag: string; readonly field: 'key' | 'metadata-map' }
   /** A key of the flag's `metadata` map (lifecycle.ts). */
   | { readonly kind: 'flag'; readonly flag: string; readonly field: 'metadata'; readonly key: string }
   | { readonly kind: 'rule'; readonly flag: string; readonly index: number; readonly field?: 'distributions' }
@@ -32,6 +35,8 @@ export interface CheckOptions {
   readonly today: Date;
   /** Context properties that carry the request time (default `now`, `current_time`). */
   readonly timeProperties?: readonly string[];
+  /** The policy file's metadata and key demands (policy/policy-checks.ts); none when absent. */
+  readonly policy?: Policy;
 }
 
 export const DEFAULT_TIME_PROPERTIES: readonly string[] = ['now', 'current_time'];

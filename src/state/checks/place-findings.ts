@@ -36,6 +36,8 @@ function pathOf(place: CheckPlace, ns: NamespaceIndex): { file: string; doc: num
   const base = { file: d.doc.file, doc: d.doc.index };
   switch (place.kind) {
     case 'flag':
+      if (place.field === 'key') return { ...base, path: ['flags', d.index, 'key'] };
+      if (place.field === 'metadata-map') return { ...base, path: ['flags', d.index, 'metadata'], at: 'key' };
       if (place.field === 'metadata') return { ...base, path: ['flags', d.index, 'metadata', place.key], at: 'key' };
       if (place.field === 'enabled' && !Object.hasOwn(d.data, 'enabled')) return { ...base, path: ['flags', d.index, 'key'] };
       return { ...base, path: ['flags', d.index, place.field], at: 'key' };

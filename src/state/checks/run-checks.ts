@@ -3,7 +3,8 @@
  * well formed yet does something nobody meant, computed from the evaluation semantics (the
  * compiled flags and the evaluator's own constraint matching), one family per file. Runs on a
  * built snapshot (a state with errors has none: its errors come first). Pure: "today" comes in
- * through the options. Reports come in family order; load.ts locates and sorts them.
+ * through the options. The policy file's metadata and key checks (policy/policy-checks.ts) run
+ * last, when the options carry a policy. Reports come in family order; load.ts locates and sorts them.
  */
 import type { Snapshot } from '../../model/snapshot.js';
 import { booleanNoEffectChecks } from './boolean-no-effect.js';
@@ -11,6 +12,7 @@ import { CheckContext, type CheckOptions, type CheckReport } from './check-repor
 import { disabledFlagChecks } from './disabled-flags.js';
 import { distributionChecks } from './distributions.js';
 import { lifecycleChecks } from './lifecycle.js';
+import { policyChecks } from '../policy/policy-checks.js';
 import { requestTimeChecks } from './request-time.js';
 import { unmatchableChecks } from './unmatchable.js';
 import { unreachableChecks } from './unreachable.js';
@@ -29,6 +31,7 @@ const FAMILIES: ReadonlyArray<(ctx: CheckContext) => CheckReport[]> = [
   disabledFlagChecks,
   requestTimeChecks,
   (ctx) => lifecycleChecks(ctx.snapshot, ctx.options.today),
+  (ctx) => (ctx.options.policy !== undefined ? policyChecks(ctx.snapshot, ctx.options.policy) : []),
 ];
 
 export function runChecks(snapshot: Snapshot, options: CheckOptions): CheckReport[] {
