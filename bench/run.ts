@@ -1,17 +1,18 @@
 /**
- * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|ui|all [options]`: the benchmarks of issue 3 §2,
- * issue 12 §7, issue 14 §5, issue 18 §9 and issue 21 (`checks`) (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
+ * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|ui|all [options]`: the benchmarks of issue 3 §2,
+ * issue 12 §7, issue 14 §5, issue 18 §9, issue 21 (`checks`) and issue 20 (`propagation`: replicas, webhooks, coordination; needs PostgreSQL) (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
  * Debian's chromium and runs alone). This file only
  * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
  *
  * Options:
  *   --quick            shorter run for a smoke check (1 repetition, fewer rounds, 3 s HTTP, 2,000 streams,
+ *                      propagation: 300 streams, 3 changes, 5 poll intervals counted, 4 s of load,
  *                      ui: 3 cold loads per page instead of 15, 2 loads of the 10k-flag page instead of 7)
  *   --reps N           eval: processes per scenario (default 3)
  *   --rounds N         eval: rounds per engine (default 9; flipt-client-js 5)
  *   --scenario S       eval: only this scenario (variant|boolean|static|complex), repeatable
- *   --duration S       http, snapshot, ofrep, auth: seconds of load per server (default 10)
+ *   --duration S       http, snapshot, ofrep, auth, propagation: seconds of load per server (default 10)
  *   --out FILE         also write the report to FILE (Markdown)
  *   --against REV      http: also measure vexil built from commit REV, in the same alternating turns
  */
@@ -28,13 +29,14 @@ import { HTTP_DEFAULTS, runHttpBench, type HttpOptions } from './http.js';
 import { LOAD_DEFAULTS, runLoadBench, type LoadOptions } from './load.js';
 import { machineInfo, machineMarkdown } from './machine.js';
 import { OFREP_DEFAULTS, runOfrepBench } from './ofrep.js';
+import { PROPAGATION_DEFAULTS, PROPAGATION_QUICK, runPropagationBench } from './propagation.js';
 import { SNAPSHOT_DEFAULTS, runSnapshotBench } from './snapshot.js';
 import { STREAMS_DEFAULTS, STREAMS_QUICK, runStreamsBench } from './streams.js';
 import { UI_DEFAULTS, UI_QUICK, runUiBench } from './ui.js';
 import { verdict } from './stats.js';
 import type { ScenarioName } from './workers/eval-worker.js';
 
-const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'checks', 'ui', 'all'] as const;
+const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'checks', 'propagation', 'ui', 'all'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values, positionals } = parseArgs({
@@ -54,7 +56,7 @@ const { values, positionals } = parseArgs({
 
 const kind = (positionals[0] ?? 'all') as Kind;
 if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
-  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|ui|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
+  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|ui|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
   process.exit(values.help ? 0 : 2);
 }
 
@@ -151,6 +153,12 @@ try {
     log('checks: load of 10,000 flags with and without the semantic checks, fresh processes in turns ...');
     const r = await runChecksBench(build, values.quick ? CHECKS_QUICK : CHECKS_DEFAULTS, log);
     report.push('### Semantic checks', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'propagation') {
+    log('propagation: replicas on git + PostgreSQL coordination: push to streams, upstream listings, throughput ...');
+    const r = await runPropagationBench(build, values.quick ? PROPAGATION_QUICK : { ...PROPAGATION_DEFAULTS, durationSec: int(values.duration, PROPAGATION_DEFAULTS.durationSec) }, log);
+    report.push('### Propagation and replica coordination', '', r.markdown, '');
     verdicts.push(...r.verdicts);
   }
   if (kind === 'ui') {
