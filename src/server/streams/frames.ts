@@ -22,6 +22,9 @@
  */
 import { quote } from '../../http/json-text.js';
 
+/** The live-update protocols. `ofrep`: OFREP change events (`refetchEvaluation`), Server-Sent Events like `sse`. */
+export type StreamProtocol = 'ndjson' | 'sse' | 'ofrep';
+
 /**
  * The NDJSON stream's type: what Flipt v2's gateway sends and its OpenAPI document names for the
  * stream (`application/json`). The Rust engine reads the body whatever its type.

@@ -29,11 +29,12 @@
  *
  * Also here: the bound on open streams (`server.max_streams`, 503 with Retry-After beyond it),
  * heartbeats (`server.stream_heartbeat_interval`), keeping each streamed reference in use so the
- * store does not drop it as idle, ending every stream on shutdown, and the stream metrics.
+ * store does not drop it as idle, and ending every stream on shutdown; the stream metrics are
+ * stream-metrics.ts.
  */
 import type { ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
-import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Registry } from 'prom-client';
 import { Code, VexilError, shuttingDown, streamLimit } from '../../errors.js';
 import { monotonicMs } from '../../http/clock.js';
 import type { Namespace, Snapshot } from '../../model/snapshot.js';
@@ -50,9 +51,10 @@ import {
 } from './frames.js';
 import { acceptedUntil } from '../../auth/types.js';
 import { EXPIRY_RECHECK_FLOOR_MS, MAX_TIMER_MS, type StreamAuthentication } from './stream-auth.js';
+import { streamMetrics } from './stream-metrics.js';
+import type { StreamProtocol } from './frames.js';
 
-/** `ofrep`: OFREP change events (`refetchEvaluation`), Server-Sent Events like `sse`. */
-export type StreamProtocol = 'ndjson' | 'sse' | 'ofrep';
+export type { StreamProtocol } from './frames.js';
 
 /** Why a stream ended (the `reason` label of vexil_streams_closed_total). */
 export type CloseReason =
@@ -464,47 +466,4 @@ export function createStreamHub(opts: StreamHubOptions): StreamHub {
 
 function touchIntervalMs(heartbeatMs: number): number {
   return heartbeatMs > 0 ? Math.min(heartbeatMs, MAX_TOUCH_INTERVAL_MS) : MAX_TOUCH_INTERVAL_MS;
-}
-
-interface StreamMetrics {
-  readonly open: Record<StreamProtocol, { inc(): void; dec(): void }>;
-  readonly events: Record<StreamProtocol, { inc(): void }>;
-  readonly closed: Counter<'protocol' | 'reason'>;
-}
-
-const METRIC_NAMES = ['vexil_streams_open', 'vexil_stream_events_total', 'vexil_streams_closed_total'] as const;
-
-/** The hub's series in `registry` (a hub without one still counts, unseen). */
-function streamMetrics(registry: Registry | undefined): StreamMetrics {
-  const registers = registry === undefined ? [] : [registry];
-  // One hub per app and one registry per app; a second hub on a registry takes the names over.
-  for (const name of METRIC_NAMES) if (registry?.getSingleMetric(name) !== undefined) registry.removeSingleMetric(name);
-  const open = new Gauge({
-    name: 'vexil_streams_open',
-    help: 'Live-update streams open now, by protocol (ndjson: Flipt client engines; sse: Server-Sent Events; ofrep: OFREP change events).',
-    labelNames: ['protocol'] as const,
-    registers,
-  });
-  const events = new Counter({
-    name: 'vexil_stream_events_total',
-    help: 'States written to live-update streams (the first at connect included), by protocol.',
-    labelNames: ['protocol'] as const,
-    registers,
-  });
-  const closed = new Counter({
-    name: 'vexil_streams_closed_total',
-    help: 'Live-update streams ended, by protocol and reason (client, slow, unauthenticated, gone, shutdown).',
-    labelNames: ['protocol', 'reason'] as const,
-    registers,
-  });
-  // Both series from the start, at 0: a dashboard sees "no streams", not "no data".
-  open.set({ protocol: 'ndjson' }, 0);
-  open.set({ protocol: 'sse' }, 0);
-  open.set({ protocol: 'ofrep' }, 0);
-  return {
-    // Bound once: the per-event path does no label lookup.
-    open: { ndjson: open.labels('ndjson'), sse: open.labels('sse'), ofrep: open.labels('ofrep') },
-    events: { ndjson: events.labels('ndjson'), sse: events.labels('sse'), ofrep: events.labels('ofrep') },
-    closed,
-  };
 }
