@@ -14,30 +14,11 @@ import { gitFixture, gitUnavailableReason, startGitFixture } from '../support/gi
 import { isCI, reportMissing } from '../support/requirements.js';
 import { writeServeConfig } from '../support/serve-config.js';
 import { ENGINES } from '../store/coordination/engines.js';
+import { roles, servedRevision, waitFor } from './replicas.js';
 
 const SECRET = 'replicated webhook secret';
 const hello = { 'features.yml': gitFixture('hello.yml') };
 const bonjour = { 'features.yml': gitFixture('bonjour.yml') };
-
-async function role(r: ServeProcess): Promise<string> {
-  const res = await fetch(`${r.url}/meta/snapshots`);
-  const body = (await res.json()) as { coordination?: { role: string } };
-  return body.coordination?.role ?? 'none';
-}
-
-async function servedRevision(r: ServeProcess): Promise<string | null> {
-  const res = await fetch(`${r.url}/ready`);
-  await res.arrayBuffer();
-  return res.status === 200 ? res.headers.get('x-vexil-revision') : null;
-}
-
-async function waitFor(what: string, cond: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 function delivery(url: string, body: string, signature: string | undefined) {
   return fetch(`${url}/hooks/github`, {
@@ -71,18 +52,18 @@ for (const kind of ENGINES) {
       ]);
       replicas.push(await startServe(t, config, dir));
     }
-    await waitFor('one leader, two followers', async () => (await Promise.all(replicas.map(role))).sort().join() === 'follower,follower,leader');
+    await waitFor('one leader, two followers', async () => (await roles(replicas)).sort().join() === 'follower,follower,leader');
     for (const r of replicas) t.equal(await servedRevision(r), c1, 'every replica serves the first commit');
 
     const c2 = await git.repo.commit('main', bonjour);
     const body = JSON.stringify({ ref: 'refs/heads/main', before: c1, after: c2, repository: { full_name: 'acme/flags' }, commits: [] });
-    const roles = await Promise.all(replicas.map(role));
-    const follower = replicas[roles.indexOf('follower')]!;
+    const current = await roles(replicas);
+    const follower = replicas[current.indexOf('follower')]!;
 
     const looksBefore = git.count('/info/refs');
     const forged = await delivery(follower.url, body, `sha256=${createHmac('sha256', 'not the secret').update(body).digest('hex')}`);
     t.equal(forged.status, 401, 'a forged signature is refused');
-    const unsigned = await delivery(replicas[roles.indexOf('leader')]!.url, body, undefined);
+    const unsigned = await delivery(replicas[current.indexOf('leader')]!.url, body, undefined);
     t.equal(unsigned.status, 401, 'a delivery without a signature is refused, on the leader too');
     // Longer than the refresh gate's one-second bound: a look the refusals had caused would be counted by now.
     await new Promise((r) => setTimeout(r, 1500));

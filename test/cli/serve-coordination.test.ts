@@ -16,43 +16,10 @@ import { isCI, reportMissing } from '../support/requirements.js';
 import { StreamClient } from '../support/stream-client.js';
 import { writeServeConfig } from '../support/serve-config.js';
 import { ENGINES } from '../store/coordination/engines.js';
+import { roles, servedRevision, snapshots, waitFor } from './replicas.js';
 
 const hello = { 'features.yml': gitFixture('hello.yml') };
 const bonjour = { 'features.yml': gitFixture('bonjour.yml') };
-
-interface Snapshots {
-  coordination?: { type: string; role: string; healthy: boolean };
-  references: Array<{ reference: string; revision?: { id: string }; clusterRevision?: string }>;
-}
-
-async function snapshots(r: ServeProcess): Promise<Snapshots | undefined> {
-  try {
-    const res = await fetch(`${r.url}/meta/snapshots`);
-    return res.ok ? ((await res.json()) as Snapshots) : undefined;
-  } catch {
-    return undefined; // a replica killed by the test
-  }
-}
-
-async function servedRevision(r: ServeProcess): Promise<string | null> {
-  const res = await fetch(`${r.url}/ready`);
-  await res.arrayBuffer();
-  return res.status === 200 ? res.headers.get('x-vexil-revision') : null;
-}
-
-async function waitFor(what: string, cond: () => Promise<boolean>, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-async function roles(replicas: readonly ServeProcess[]): Promise<string[]> {
-  const out: string[] = [];
-  for (const r of replicas) out.push((await snapshots(r))?.coordination?.role ?? 'down');
-  return out;
-}
 
 const gitReason = gitUnavailableReason();
 for (const kind of ENGINES) {
