@@ -87,23 +87,28 @@ export class TokenAdministration {
     return record;
   }
 
-  /** True when deleted; false when there is no such record (a no-op, as in Flipt); 403 when it is another's. */
-  async delete(caller: Authentication | undefined, id: string): Promise<boolean> {
-    if (!this.administersAll(caller)) {
-      const record = await this.service.get(id);
-      if (record === undefined) return false;
-      if (!this.owns(caller, record)) throw denied(NOT_YOURS);
-    }
-    return this.service.delete(id);
+  /**
+   * The deleted record (for the audit trail); undefined when there is no such record (a no-op, as in
+   * Flipt); 403 when it is another's.
+   */
+  async delete(caller: Authentication | undefined, id: string): Promise<Authentication | undefined> {
+    const record = await this.service.get(id);
+    if (record === undefined) return undefined;
+    if (!this.administersAll(caller) && !this.owns(caller, record)) throw denied(NOT_YOURS);
+    return (await this.service.delete(id)) ? record : undefined;
   }
 
-  /** `PUT /auth/v1/self/expire`: sets the caller's expiry, never later than it is. */
-  async expireSelf(caller: Authentication, at: number): Promise<void> {
+  /**
+   * `PUT /auth/v1/self/expire`: sets the caller's expiry, never later than it is. The record as
+   * changed, or undefined when nothing was stored (a stateless credential, a record already gone).
+   */
+  async expireSelf(caller: Authentication, at: number): Promise<Authentication | undefined> {
     // A stateless credential (JWT) has no record: its token's own `exp` rules.
-    if (caller.id === '') return;
+    if (caller.id === '') return undefined;
     const outcome = await this.service.shorten(caller.id, at);
     if (!outcome.ok && outcome.reason === 'later') {
       throw denied(`a credential's expiry can only be brought forward (it expires at ${iso(outcome.expiresAt)}; asked: ${iso(at)})`);
     }
+    return outcome.ok ? outcome.authentication : undefined;
   }
 }

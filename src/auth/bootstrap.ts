@@ -6,6 +6,7 @@
  * the store, so replicas starting together create one token between them.
  */
 import type { Logger } from 'pino';
+import { AUDIT_TYPES, type AuditTrail } from './audit.js';
 import { BOOTSTRAP_DESCRIPTION, BOOTSTRAP_NAME, tokenMetadata } from './methods/token.js';
 import type { AuthService, Created } from './service.js';
 
@@ -15,7 +16,12 @@ export interface BootstrapConfig {
   expiration?: number;
 }
 
-export async function bootstrapToken(service: AuthService, config: BootstrapConfig, logger: Logger): Promise<Created | undefined> {
+export async function bootstrapToken(
+  service: AuthService,
+  config: BootstrapConfig,
+  logger: Logger,
+  audit: AuditTrail,
+): Promise<Created | undefined> {
   const expiration = config.expiration ?? 0;
   const created = await service.createIfMethodEmpty({
     method: 'METHOD_TOKEN',
@@ -24,6 +30,9 @@ export async function bootstrapToken(service: AuthService, config: BootstrapConf
     ...(config.token !== undefined ? { token: config.token } : {}),
   });
   // The one place a raw token is logged, on purpose: the operator needs it to create others.
-  if (created) logger.info({ client_token: created.clientToken, authenticationId: created.authentication.id }, 'access token created');
+  if (created) {
+    logger.info({ client_token: created.clientToken, authenticationId: created.authentication.id }, 'access token created');
+    audit.record({ type: AUDIT_TYPES.tokenCreated, subject: created.authentication, origin: 'bootstrap' });
+  }
   return created;
 }

@@ -7,11 +7,13 @@ import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { AuthenticationConfig, Config } from '../config/types.js';
 import { TokenAdministration } from './administration.js';
+import { AuditTrail } from './audit.js';
 import { createAdminPolicy } from './admins.js';
 import { bootstrapToken } from './bootstrap.js';
 import { createConfigRecheck } from './config-recheck.js';
 import { startCleanup, type Cleaner, type CleanupSchedule } from './cleanup.js';
 import { resolveDataDir } from '../config/data-dir.js';
+import { clientAddressReader } from '../http/client-address.js';
 import { loginStateKey } from './login-state.js';
 import { createClusterMethod } from './methods/cluster.js';
 import { createCodeHostMethod } from './methods/code-host.js';
@@ -38,6 +40,8 @@ export interface AuthRoutesDeps {
   methods: readonly AuthMethod[];
   /** Who may do what with the records (`authentication.admins` and the rules that always hold). */
   administration: TokenAdministration;
+  /** Where token creation, deletion and logouts are recorded. */
+  audit: AuditTrail;
 }
 
 /** Each method file's factory; a disabled method is not built. */
@@ -53,6 +57,8 @@ export interface AuthRuntime {
   /** The authentication decision every request and stream re-check asks (src/auth/middleware.ts). */
   readonly gate: AuthGate;
   readonly routes: AuthRoutesDeps;
+  /** The audit events of this process (src/auth/audit.ts). */
+  readonly audit: AuditTrail;
   /** Where records are kept, for the start-up log (no credentials). */
   readonly location: string;
   /** Stops the cleanup loops (waiting for a pass under way) and closes the store. */
@@ -141,17 +147,18 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
   }
 
   const service = new AuthService({ store, clock, cacheTtlMs: auth.cache_ttl, outageGraceMs, logger });
+  const audit = new AuditTrail(logger, clock, clientAddressReader(config.server.trusted_proxies));
   if (inUse) logger.info({ store: store.kind, location }, 'authentication store opened');
   let cleaner: Cleaner | undefined;
   try {
-    if (auth.methods.token.enabled) await bootstrapToken(service, auth.methods.token.bootstrap, logger);
+    if (auth.methods.token.enabled) await bootstrapToken(service, auth.methods.token.bootstrap, logger, audit);
     if (inUse && opts.cleanup !== false) {
       const schedules: CleanupSchedule[] = STORED_METHODS.filter(([key]) => auth.methods[key].enabled).map(([key, method]) => ({
         method,
         interval: auth.methods[key].cleanup.interval,
         gracePeriod: auth.methods[key].cleanup.grace_period,
       }));
-      cleaner = startCleanup(service.store, schedules, clock, logger);
+      cleaner = startCleanup(service.store, schedules, { clock, logger, audit });
     }
   } catch (err) {
     await service.close().catch(() => undefined);
@@ -165,7 +172,7 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
   try {
     // The login state key is derived from the configuration, so every worker and replica shares it.
     const sessions = new Sessions({ service, session: auth.session, clock, stateKey: loginStateKey(auth) });
-    const deps: MethodDeps = { service, config: auth, sessions, logger, clock };
+    const deps: MethodDeps = { service, config: auth, sessions, logger, clock, audit };
     methods = METHOD_FACTORIES.filter(([key]) => auth.methods[key].enabled).map(([, create]) => create(deps));
     for (const m of methods) m.start?.();
   } catch (err) {
@@ -197,7 +204,8 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
   return {
     service,
     gate,
-    routes: { service, config: auth, methods, administration: new TokenAdministration(service, createAdminPolicy(auth.admins)) },
+    routes: { service, config: auth, methods, administration: new TokenAdministration(service, createAdminPolicy(auth.admins)), audit },
+    audit,
     location,
     close() {
       closing ??= (async () => {

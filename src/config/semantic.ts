@@ -6,6 +6,7 @@ import { parseDuration } from './duration.js';
 import { cleartextProblem } from '../http/loopback.js';
 import { parseListenAddress } from './listen-address.js';
 import { originEntryProblem } from '../http/origins.js';
+import { trustedProxyProblem } from '../http/client-address.js';
 import type { ConfigProblem } from './errors.js';
 import { emailPatternProblem } from './email-pattern.js';
 
@@ -120,6 +121,11 @@ export function checkSemantics(raw: Obj): ConfigProblem[] {
     const parsed = parseListenAddress(server.metrics_address as string);
     if (typeof parsed === 'string') add('server.metrics_address', parsed);
   }
+
+  (server.trusted_proxies as string[]).forEach((entry, i) => {
+    const problem = trustedProxyProblem(entry);
+    if (problem !== undefined) add(`server.trusted_proxies.${i}`, problem);
+  });
 
   const origins = raw.cors.allowed_origins as string[];
   origins.forEach((entry, i) => {

@@ -31,6 +31,8 @@ export interface Config {
     headers_timeout: number;
     /** `host:port` of a listener serving only `/metrics`, unauthenticated (unset: none). */
     metrics_address?: string;
+    /** Proxies whose X-Forwarded-For is believed when recording a client's address (src/http/client-address.ts). */
+    trusted_proxies: string[];
   };
   log: {
     level: LogLevel; // default info

@@ -5,7 +5,9 @@
  */
 import { join } from 'node:path';
 import t from 'tap';
+import { AuditTrail } from '../../src/auth/audit.js';
 import { runCleanup, startCleanup } from '../../src/auth/cleanup.js';
+import { clientAddressReader } from '../../src/http/client-address.js';
 import { openSqliteAuthStore } from '../../src/auth/store/sqlite.js';
 import { bootstrapTokenFrom, captureLogs, createToken, fakeClock, request, startAuthServer, tempDir } from './support.js';
 import { newAuth } from './store-contract.js';
@@ -32,21 +34,31 @@ authentication:
   const schedule = { method: 'METHOD_TOKEN' as const, interval: HOUR, gracePeriod: 30 * MIN };
   const store = s.runtime.service.store;
   const get = () => request(`${s.url}/auth/v1/tokens/${id}`, { token: boot });
+  const deps = { clock: s.clock.clock, logger: s.logs.logger, audit: s.runtime.audit };
 
   s.clock.advance(11 * MIN);
   t.equal((await request(`${s.url}/auth/v1/self`, { token: made.clientToken })).status, 401, 'expired: refused');
-  t.match(await runCleanup(store, schedule, s.clock.clock, s.logs.logger), { ran: true, deleted: 0 });
+  t.match(await runCleanup(store, schedule, deps), { ran: true, deleted: 0 });
   t.equal((await get()).status, 200, 'kept during the grace period (audit)');
 
   s.clock.advance(30 * MIN);
-  t.match(await runCleanup(store, schedule, s.clock.clock, s.logs.logger, 'another-replica'), { ran: false }, 'the lease is held for the interval');
-  const out = await runCleanup(store, schedule, s.clock.clock, s.logs.logger);
-  t.same(out, { ran: true, deleted: 1 });
+  t.match(await runCleanup(store, schedule, deps, 'another-replica'), { ran: false }, 'the lease is held for the interval');
+  const out = await runCleanup(store, schedule, deps);
+  t.match(out, { ran: true, deleted: 1, expired: [{ id, method: 'METHOD_TOKEN' }] });
   t.equal((await get()).status, 404, 'deleted once expiresAt + grace_period has passed');
   t.equal((await request(`${s.url}/auth/v1/self`, { token: boot })).status, 200, 'the bootstrap token (no expiry) stays');
   const logged = s.logs.entries().filter((e) => e.msg === 'cleanup process deleting authentications');
   t.equal(logged.length, 2, 'the skipped pass is not a cleanup');
   t.match(logged[1], { level: 'info', method: 'METHOD_TOKEN', deleted: 1, expired_before: new Date(s.clock.now - 30 * MIN).toISOString() });
+  const audited = s.logs.entries().filter((e) => e.msg === 'audit' && (e.audit as { type: string }).type === 'io.vexil.auth.expired');
+  t.equal(audited.length, 1, 'one audit event per deleted record');
+  t.match(audited[0]!.audit, {
+    type: 'io.vexil.auth.expired',
+    origin: 'cleanup',
+    time: new Date(s.clock.now).toISOString(),
+    subject: { authenticationId: id, method: 'METHOD_TOKEN', metadata: { 'io.svc.auth.token.name': 'short' } },
+  });
+  t.notOk('actor' in (audited[0]!.audit as object) || 'address' in (audited[0]!.audit as object), 'nobody asked for it: no actor, no address');
 });
 
 t.test('startCleanup: a pass at once for each method, none after stop()', async (t) => {
@@ -64,8 +76,7 @@ t.test('startCleanup: a pass at once for each method, none after stop()', async 
       { method: 'METHOD_TOKEN', interval: HOUR, gracePeriod: 30 * MIN },
       { method: 'METHOD_OIDC', interval: HOUR, gracePeriod: 30 * MIN },
     ],
-    clock.clock,
-    logs.logger,
+    { clock: clock.clock, logger: logs.logger, audit: new AuditTrail(logs.logger, clock.clock, clientAddressReader([])) },
   );
   // The first passes start immediately; stop() waits for them.
   await cleaner.stop();

@@ -303,9 +303,10 @@ t.test('OIDC sessions go through the cleanup of their method; the callback redir
 
   const store = server.runtime.service.store;
   const schedule = { method: 'METHOD_OIDC' as const, interval: 3600_000, gracePeriod: 1800_000 };
+  const deps = { clock: server.clock.clock, logger: server.logs.logger, audit: server.runtime.audit };
   server.clock.advance(24 * 3600_000 + 1800_000 - 1000);
-  t.same(await runCleanup(store, schedule, server.clock.clock, server.logs.logger), { ran: true, deleted: 0 }, 'expired, but within the grace period');
+  t.match(await runCleanup(store, schedule, deps), { ran: true, deleted: 0 }, 'expired, but within the grace period');
   t.equal((await fetch(`${server.url}/auth/v1/self`, { headers: { cookie: jar.header() } })).status, 401, 'already refused though');
   server.clock.advance(3600_000);
-  t.same(await runCleanup(store, schedule, server.clock.clock, server.logs.logger), { ran: true, deleted: 1 }, 'deleted after it');
+  t.match(await runCleanup(store, schedule, deps), { ran: true, deleted: 1 }, 'deleted after it');
 });

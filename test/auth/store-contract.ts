@@ -131,7 +131,8 @@ export function storeContract(t: Test, open: () => Promise<AuthStore>): void {
     const otherMethod = await s.create(newAuth({ method: 'METHOD_OIDC', expiresAt: T0 - 2 * hour }));
     const grace = 30 * 60_000;
     const out = await s.cleanup({ method: 'METHOD_TOKEN', expiredBefore: T0 - grace, holdUntil: T0 + hour, now: T0, holder: 'a' });
-    t.same(out, { ran: true, deleted: 1 });
+    t.match(out, { ran: true, deleted: 1, expired: [{ method: 'METHOD_TOKEN' }] });
+    t.equal(out.ran && out.expired.length, 1, 'the deleted record is returned');
     t.equal(await s.getById(oldExpired.id), undefined, 'expired longer than the grace period: deleted');
     t.ok(await s.getById(recentlyExpired.id), 'expired within the grace period: kept');
     t.ok(await s.getById(valid.id));

@@ -10,7 +10,7 @@ import { BUNDLED_EXAMPLES_DIR } from '../../src/config/paths.js';
 const REPO = fileURLToPath(new URL('../../', import.meta.url));
 /** The defaults of the live-update stream keys (server.max_streams, ...), in every resolved `server`. */
 const STREAM_DEFAULTS = { max_streams: 10000, stream_heartbeat_interval: 15000, stream_inactivity_delay: 120000, stream_buffer_limit: 1048576 };
-const CONNECTION_DEFAULTS = { keep_alive_timeout: 65000, headers_timeout: 66000 };
+const CONNECTION_DEFAULTS = { keep_alive_timeout: 65000, headers_timeout: 66000, trusted_proxies: [] };
 
 /** The ConfigError loadConfig throws for these options (fails the test if it does not throw one). */
 function configError(t: Test, opts: LoadConfigOptions): ConfigError {

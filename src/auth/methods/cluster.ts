@@ -26,6 +26,7 @@ import { cleartextProblem } from '../../http/loopback.js';
 import { requestBody } from '../../http/request-body.js';
 import type { AppState } from '../../http/context.js';
 import { sendJson } from '../../http/respond.js';
+import { AUDIT_TYPES } from '../audit.js';
 import { ASYMMETRIC_ALGORITHMS, createJwtVerifier, JwtRejected, type JwtVerifier } from '../jwt-verify.js';
 import type { AuthService, Created } from '../service.js';
 import { createTrustedFetch, type KeyFetch } from '../trusted-fetch.js';
@@ -165,6 +166,7 @@ export function createClusterMethod(deps: MethodDeps): AuthMethod {
             { authenticationId: created.authentication.id, method: 'METHOD_CLUSTER', namespace: created.authentication.metadata[CLUSTER_METADATA.namespace] },
             'client token created',
           );
+          deps.audit.record({ type: AUDIT_TYPES.login, subject: created.authentication, request: ctx.req, log: ctx.state.log });
           sendJson(ctx, { clientToken: created.clientToken, authentication: authenticationJson(created.authentication) });
         });
       }

@@ -28,6 +28,7 @@ import { trimTrailingCharacter } from '../../text.js';
 import { codeHostMetadata, decideAccess, needsMemberships, type Memberships } from '../code-host/access.js';
 import { CodeHostError, createCodeHostClient, type CodeHostUser } from '../code-host/api.js';
 import { MembershipRecheck } from '../code-host/recheck.js';
+import { AUDIT_TYPES } from '../audit.js';
 import { respondWithSession } from '../session.js';
 import { STATE_COOKIE } from '../types.js';
 import type { AuthMethod, DescribeContext, MethodDeps } from './types.js';
@@ -152,6 +153,7 @@ export function createCodeHostMethod(deps: MethodDeps): AuthMethod {
       { authenticationId: issued.created.authentication.id, method: 'METHOD_CODE_HOST', login: user.login },
       'code host session created',
     );
+    deps.audit.record({ type: AUDIT_TYPES.login, subject: issued.created.authentication, request: ctx.req, log: ctx.state.log });
     respondWithSession(ctx, issued);
   };
 

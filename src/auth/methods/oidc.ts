@@ -26,6 +26,7 @@ import { trimTrailingCharacter } from '../../text.js';
 import { compileEmailMatches, emailProblem } from '../email-match.js';
 import type { AppRouterContext } from '../../http/context.js';
 import { sendJson } from '../../http/respond.js';
+import { AUDIT_TYPES } from '../audit.js';
 import { respondWithSession } from '../session.js';
 import { OIDC_METADATA, STATE_COOKIE, type Authentication } from '../types.js';
 import type { AuthMethod, DescribeContext, MethodDeps } from './types.js';
@@ -273,6 +274,7 @@ export function createOidcMethod(deps: MethodDeps): AuthMethod {
 
     const issued = await deps.sessions.issue('METHOD_OIDC', metadata);
     ctx.state.log.info({ authenticationId: issued.created.authentication.id, method: 'METHOD_OIDC', provider: p.name }, 'oidc session created');
+    deps.audit.record({ type: AUDIT_TYPES.login, subject: issued.created.authentication, request: ctx.req, log: ctx.state.log });
     respondWithSession(ctx, issued);
   };
 

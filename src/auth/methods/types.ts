@@ -16,6 +16,7 @@ import type Router from '@koa/router';
 import type { Logger } from 'pino';
 import type { AuthenticationConfig } from '../../config/types.js';
 import type { AppState } from '../../http/context.js';
+import type { AuditTrail } from '../audit.js';
 import type { AuthService } from '../service.js';
 import type { Sessions } from '../session.js';
 import type { Authentication, Clock, Method } from '../types.js';
@@ -32,6 +33,8 @@ export interface MethodDeps {
   sessions: Sessions;
   logger: Logger;
   clock: Clock;
+  /** Logins are recorded here (src/auth/audit.ts). */
+  audit: AuditTrail;
 }
 
 /** What `describe` needs from the request: paths as the client must call them. */

@@ -18,7 +18,7 @@ export function emptyAuthStore(): AuthStore {
     list: async () => [],
     delete: async () => false,
     setExpiry: async () => undefined,
-    cleanup: async () => ({ ran: true, deleted: 0 }),
+    cleanup: async () => ({ ran: true, deleted: 0, expired: [] }),
     close: async () => undefined,
   };
 }

@@ -232,11 +232,12 @@ export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Pro
            ON CONFLICT (name) DO UPDATE SET holder = EXCLUDED.holder, acquired_at = EXCLUDED.acquired_at, acquired_until = EXCLUDED.acquired_until`,
           [name, req.holder, new Date(req.now), new Date(req.holdUntil)],
         );
-        const del = await c.query('DELETE FROM authentications WHERE method = $1 AND expires_at IS NOT NULL AND expires_at < $2', [
-          req.method,
-          new Date(req.expiredBefore),
-        ]);
-        return { ran: true, deleted: del.rowCount ?? 0 };
+        const del = await c.query<Row>(
+          `DELETE FROM authentications WHERE method = $1 AND expires_at IS NOT NULL AND expires_at < $2 RETURNING ${COLUMNS}`,
+          [req.method, new Date(req.expiredBefore)],
+        );
+        const expired = del.rows.map(fromRow);
+        return { ran: true, deleted: expired.length, expired };
       });
     },
     async close() {

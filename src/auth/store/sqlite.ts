@@ -115,8 +115,8 @@ export function openSqliteAuthStore(opts: SqliteAuthStoreOptions): AuthStore {
     `INSERT INTO operation_locks (name, holder, acquired_at, acquired_until) VALUES (?, ?, ?, ?)
      ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, acquired_at = excluded.acquired_at, acquired_until = excluded.acquired_until`,
   );
-  const deleteExpired = db.prepare<[string, number]>(
-    'DELETE FROM authentications WHERE method = ? AND expires_at IS NOT NULL AND expires_at < ?',
+  const deleteExpired = db.prepare<[string, number], Row>(
+    `DELETE FROM authentications WHERE method = ? AND expires_at IS NOT NULL AND expires_at < ? RETURNING ${COLUMNS}`,
   );
 
   const params = (a: NewAuthentication) => ({
@@ -152,8 +152,8 @@ export function openSqliteAuthStore(opts: SqliteAuthStoreOptions): AuthStore {
       return { ran: false, heldBy: lock.holder, until: Number(lock.acquired_until) };
     }
     writeLock.run(name, req.holder, req.now, req.holdUntil);
-    const { changes } = deleteExpired.run(req.method, req.expiredBefore);
-    return { ran: true, deleted: changes };
+    const expired = deleteExpired.all(req.method, req.expiredBefore).map(fromRow);
+    return { ran: true, deleted: expired.length, expired };
   });
 
   let closed = false;

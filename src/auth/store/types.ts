@@ -57,7 +57,10 @@ export interface CleanupRequest {
   readonly holder: string;
 }
 
-export type CleanupOutcome = { ran: true; deleted: number } | { ran: false; heldBy: string; until: number };
+/** `expired`: the records deleted, for the audit trail (src/auth/audit.ts); `deleted` is their count. */
+export type CleanupOutcome =
+  | { ran: true; deleted: number; expired: readonly StoredAuthentication[] }
+  | { ran: false; heldBy: string; until: number };
 
 export interface AuthStore {
   /** `sqlite` or `postgres`, for logs. */

@@ -6,6 +6,7 @@
  */
 import type Router from '@koa/router';
 import { Code, VexilError, notFound, unauthenticated } from '../../errors.js';
+import { AUDIT_TYPES } from '../../auth/audit.js';
 import { parseTimestamp, parseTokenRequest } from '../../auth/methods/token.js';
 import type { AuthRoutesDeps } from '../../auth/setup.js';
 import { METHODS, METHOD_NUMBERS, authenticationJson, type Method } from '../../auth/types.js';
@@ -67,7 +68,7 @@ function parseOffset(pageToken: string): number {
 }
 
 export function registerAuthRoutes(router: Router<AppState>, deps: AuthRoutesDeps): void {
-  const { service, config, administration } = deps;
+  const { service, config, administration, audit } = deps;
 
   router.get('/auth/v1/method', (ctx) => {
     sendJson(ctx, methodListing(ctx, config));
@@ -77,6 +78,7 @@ export function registerAuthRoutes(router: Router<AppState>, deps: AuthRoutesDep
     router.post('/auth/v1/method/token', async (ctx) => {
       const created = await administration.createToken(ctx.state.authentication, parseTokenRequest(await readJsonObject(ctx.req)));
       ctx.state.log.info({ authenticationId: created.authentication.id, method: 'METHOD_TOKEN' }, 'client token created');
+      audit.record({ type: AUDIT_TYPES.tokenCreated, subject: created.authentication, actor: ctx.state.authentication, request: ctx.req, log: ctx.state.log });
       sendJson(ctx, { clientToken: created.clientToken, authentication: authenticationJson(created.authentication) });
     });
   }
@@ -103,8 +105,13 @@ export function registerAuthRoutes(router: Router<AppState>, deps: AuthRoutesDep
         at = service.clock();
       }
     }
-    await administration.expireSelf(self, at);
+    const changed = await administration.expireSelf(self, at);
     ctx.state.log.info({ authenticationId: self.id, expiresAt: new Date(at).toISOString() }, 'authentication expired by its holder');
+    if (changed !== undefined) {
+      // Expiring now is a logout (what the UI's "Log out" sends); a later time only shortens the credential.
+      const type = at <= service.clock() ? AUDIT_TYPES.logout : AUDIT_TYPES.expiryShortened;
+      audit.record({ type, subject: changed, actor: self, request: ctx.req, log: ctx.state.log });
+    }
     sendJson(ctx, {});
   });
 
@@ -127,7 +134,10 @@ export function registerAuthRoutes(router: Router<AppState>, deps: AuthRoutesDep
 
   router.delete('/auth/v1/tokens/:id', async (ctx) => {
     const deleted = await administration.delete(ctx.state.authentication, ctx.params.id!);
-    if (deleted) ctx.state.log.info({ authenticationId: ctx.params.id }, 'authentication deleted');
+    if (deleted !== undefined) {
+      ctx.state.log.info({ authenticationId: deleted.id }, 'authentication deleted');
+      audit.record({ type: AUDIT_TYPES.tokenDeleted, subject: deleted, actor: ctx.state.authentication, request: ctx.req, log: ctx.state.log });
+    }
     sendJson(ctx, {});
   });
 }
