@@ -1,7 +1,8 @@
 /**
- * A diff change, an impact line, in words, for the CLI's text and markdown formats (and any other
- * human-facing view). Pure.
+ * A diff change, an impact line, in words, for the CLI's text and markdown formats and the UI's
+ * diff page. Constraints read as everywhere else (evaluation/constraint-words.ts). Pure.
  */
+import { constraintText as constraintWords, oneOfChange, type ConstraintLike } from '../evaluation/constraint-words.js';
 import type { Change, FlagImpact, JsonValue, Position } from './types.js';
 
 /** `50 → 60`, `"a" → "b"`, values as compact JSON. */
@@ -45,9 +46,14 @@ function rolloutText(v: JsonValue | undefined): string {
   return 'unknown rollout';
 }
 
+/** A constraint as the diff holds it, in the words every view uses (evaluation/constraint-words.ts). */
 function constraintText(v: JsonValue | undefined): string {
-  const c = v as { property: string; operator: string; value: string; type: string };
-  return `${c.property} ${c.operator}${c.value !== '' ? ` ${JSON.stringify(c.value)}` : ''}`;
+  return constraintWords(v as unknown as ConstraintLike);
+}
+
+/** A changed constraint: a one-of list as the values added and removed, anything else as before → after. */
+function constraintChange(from: JsonValue | undefined, to: JsonValue | undefined): string {
+  return oneOfChange(from as unknown as ConstraintLike, to as unknown as ConstraintLike) ?? `${constraintText(from)} → ${constraintText(to)}`;
 }
 
 const arrow = (c: Change, f: (v: JsonValue | undefined) => string = show) => `${f(c.from)} → ${f(c.to)}`;
@@ -115,7 +121,7 @@ export function describeChange(c: Change): string {
     case 'constraint':
       if (c.action === 'added') return `constraint added: ${constraintText(c.to)}`;
       if (c.action === 'removed') return `constraint removed: ${constraintText(c.from)}`;
-      return `constraint ${where(c.constraint)}: ${constraintText(c.from)} → ${constraintText(c.to)}`;
+      return `constraint ${where(c.constraint)}: ${constraintChange(c.from, c.to)}`;
   }
 }
 

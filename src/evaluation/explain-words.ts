@@ -13,6 +13,7 @@ import type {
   SegmentSetExplanation,
   VariantExplanation,
 } from './explain.js';
+import { constraintText } from './constraint-words.js';
 
 const YES = '✓';
 const NO = '✗';
@@ -128,22 +129,10 @@ function traceSegments(set: SegmentSetExplanation, out: string[]): void {
   }
 }
 
-/** Operators that take no value. */
-const UNARY = new Set(['empty', 'notempty', 'present', 'notpresent', 'true', 'false']);
-
+/** A constraint of the trace: the words every view uses, then what the context held. */
 export function constraintLabel(c: ConstraintExplanation): string {
-  const subject = c.type === 'ENTITY_ID_COMPARISON_TYPE' ? 'entity id' : c.property;
-  const type = c.type === 'ENTITY_ID_COMPARISON_TYPE' ? '' : ` (${c.type.replace('_COMPARISON_TYPE', '').toLowerCase()})`;
-  const value = UNARY.has(c.operator) ? '' : ` ${showExpected(c)}`;
   const got = c.actual === null ? 'not in the context' : `got ${JSON.stringify(c.actual)}`;
-  return `${subject} ${c.operator}${value}${type}; ${got}`;
-}
-
-function showExpected(c: ConstraintExplanation): string {
-  if (c.type === 'STRING_COMPARISON_TYPE' || c.type === 'ENTITY_ID_COMPARISON_TYPE') {
-    return c.operator === 'isoneof' || c.operator === 'isnotoneof' ? c.expected : JSON.stringify(c.expected);
-  }
-  return c.expected;
+  return `${constraintText({ type: c.type, property: c.property, operator: c.operator, value: c.expected })}; ${got}`;
 }
 
 export function segmentSetLabel(set: SegmentSetExplanation): string {

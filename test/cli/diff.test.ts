@@ -31,7 +31,7 @@ t.test('two folders, text: each change in words, the impact, exit 0', async (t) 
     '      rollout 2 (now 1): threshold 25% → 50%',
     '  + flag new-checkout (added)',
     '  - flag old-banner (removed)',
-    '      constraint added: region eq "ch"',
+    '      constraint added: region is "ch"',
     'impact (10,000 entities, synthetic ids over 3 test-file contexts)',
   ]) {
     t.ok(r.stdout.includes(`${line}\n`), line);

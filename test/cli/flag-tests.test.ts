@@ -143,11 +143,11 @@ t.test('text: ✓/✗ per case; a failing case shows expected vs actual, why, an
   t.match(block, 'segments: expected [enterprise], got [germany]');
   t.match(block, 'actual:  variant red, match, MATCH_EVALUATION_REASON, segments germany');
   t.match(block, /why: {5}rule 1 decided: segment germany matched, bucket \d+ is in red \[0, 1000\)/);
-  t.match(block, /trace:\n {8}rule 1: segment germany: matched, decides\n {10}✓ segment germany \(ANY\)\n {14}✓ country eq "DE" \(string\); got "DE"/);
+  t.match(block, /trace:\n {8}rule 1: segment germany: matched, decides\n {10}✓ segment germany \(ANY\)\n {14}✓ country is "DE"; got "DE"/);
   t.match(block, / {8}rule 2: not evaluated/);
 
   t.match(out, /✗ dark mode for everyone else\n(.*\n)*? {6}enabled: expected true, got false\n/);
-  t.match(out, / {14}✗ plan eq "enterprise" \(string\); not in the context/, 'the constraint that missed');
+  t.match(out, / {14}✗ plan is "enterprise"; not in the context/, 'the constraint that missed');
   t.match(out, /✗ a flag that was deleted\n(.*\n)*? {6}flag "default\/old-checkout" not found\n/);
   t.match(out, /`variant` cannot be checked: default\/dark-mode is a boolean flag/);
   t.match(out, /\nFAILED: 4 failed, 2 passed \(6 cases in 1 test file\)\n$/);

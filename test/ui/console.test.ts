@@ -71,7 +71,7 @@ t.test('the evaluation console agrees with the evaluation API', async (t) => {
     t.same(await shownResult(page), variantFields(api.body));
     t.same([api.body.variantKey, api.body.reason, api.body.segmentKeys], ['adyen', 'MATCH_EVALUATION_REASON', ['eu']], 'rule 1 (segment eu) decided');
     t.match(text, words('Why Rule 1 decided: segment eu matched'));
-    t.match(text, words('Rule 1: segment eu decided ✓ matched: segment eu (any constraint) ✓ matched: region eq "eu" (string); got "eu"'), 'the trace names the segment and its constraints');
+    t.match(text, words('Rule 1: segment eu decided ✓ matched: segment eu (any constraint) ✓ matched: region is "eu"; got "eu"'), 'the trace names the segment and its constraints');
     const address = new URL(page.url()).searchParams;
     t.same([address.get('flag'), address.get('entity'), address.get('context')], ['payment-provider', 'user-42', '{"region":"eu","country":"ch"}'], 'the inputs are in the address');
     await tab.checkpoint(t, 'ui-console');
@@ -85,7 +85,7 @@ t.test('the evaluation console agrees with the evaluation API', async (t) => {
     const api = await variant('payment-provider', 'user-7', { region: 'us' });
     t.same(await shownResult(page), variantFields(api.body));
     t.same(api.body.segmentKeys, ['everyone'], 'rule 2 decided');
-    t.match(text, words('Rule 1: segment eu not matched ✗ failed: segment eu (any constraint) ✗ failed: region eq "eu" (string); got "us"'), 'the constraint that failed');
+    t.match(text, words('Rule 1: segment eu not matched ✗ failed: segment eu (any constraint) ✗ failed: region is "eu"; got "us"'), 'the constraint that failed');
     t.match(text, words('Rule 2: segment everyone decided ✓ matched: segment everyone (no constraints: matches everyone)'));
     t.match(text, /Why\s+Rule 2 decided: segment everyone matched, bucket \d+ is in stripe \[0, 500\)/);
     t.match(text, words('of 0–999: stripe [0, 500) ✓ (the bucket is here), adyen [500, 1000)'), 'the bucket against the 50/50 ranges');
@@ -111,12 +111,12 @@ t.test('the evaluation console agrees with the evaluation API', async (t) => {
     let api = await boolean('dark-mode', 'user-1', { plan: 'beta', age: '30' });
     t.same(await shownResult(page), booleanFields(api.body));
     t.same([api.body.enabled, api.body.reason], [true, 'MATCH_EVALUATION_REASON'], 'the beta rollout decided');
-    t.match(text, words('Rollout 1: segment beta → true decided ✓ matched: segment beta (all constraints) ✓ matched: plan eq "beta" (string); got "beta" ✓ matched: age gte 18 (number); got "30"'));
+    t.match(text, words('Rollout 1: segment beta → true decided ✓ matched: segment beta (all constraints) ✓ matched: plan is "beta"; got "beta" ✓ matched: age ≥ 18; got "30"'));
 
     // Under 18: the beta segment fails on age; for this entity the 25 % threshold does not apply either.
     await page.getByLabel('Context (JSON object of strings)').fill('{"plan": "beta", "age": "12"}');
     await page.getByRole('button', { name: 'Evaluate' }).click();
-    text = await tab.waitText(words('✗ failed: age gte 18 (number); got "12"'));
+    text = await tab.waitText(words('✗ failed: age ≥ 18; got "12"'));
     t.match(text, words('Rollout 1: segment beta → true not matched ✗ failed: segment beta (all constraints)'));
     t.match(text, /Rollout 2: threshold 25 % → true\s+not matched\s+bucket \d+ ≥ 25/);
     t.match(text, words("Why No rollout matched (2 rollouts): the flag's enabled value, true."));

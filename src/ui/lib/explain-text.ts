@@ -44,7 +44,7 @@ export function decisionText(r: ExplainResponse): string {
 /** One constraint of a segment, in words, with its outcome. */
 export interface ConstraintLine {
   matched: boolean;
-  /** `plan eq "beta" (string); got "free"`. */
+  /** `plan is "beta"; got "free"`. */
   text: string;
 }
 
@@ -150,7 +150,7 @@ function segmentLines(set: ExplainedSegmentSet): SegmentLine[] {
   }));
 }
 
-/** `plan eq "beta" (string); got "free"` / `entity id isoneof ["a","b"]; got "u-1"`. */
+/** `plan is "beta"; got "free"` / `entity id is one of [a, b]; got "u-1"`. */
 export function constraintText(c: ExplainedConstraint): string {
   return constraintLabel(c);
 }

@@ -10,7 +10,7 @@ import { NamespaceTabs } from '../components/namespace-tabs.js';
 import { PageTitle } from '../components/page-title.js';
 import { ErrorBox, Loading } from '../components/status-line.js';
 import { useApp } from '../context.js';
-import { constraintText, matchTypeLabel, matchTypeSentence } from '../lib/constraint-text.js';
+import { constraintText, matchTypeLabel, matchTypeSentence } from '../../evaluation/constraint-words.js';
 import { paths } from '../lib/routes.js';
 import { segmentUses, type UsageDocument } from '../lib/segment-usage.js';
 import { Link } from '../router.js';

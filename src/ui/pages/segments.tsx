@@ -6,7 +6,7 @@ import { PageTitle } from '../components/page-title.js';
 import { Pager } from '../components/pager.js';
 import { ErrorBox, Loading } from '../components/status-line.js';
 import { useApp } from '../context.js';
-import { constraintText, matchTypeLabel } from '../lib/constraint-text.js';
+import { constraintText, matchTypeLabel } from '../../evaluation/constraint-words.js';
 import { pageOf } from '../lib/flag-list.js';
 import { paths } from '../lib/routes.js';
 import { Link } from '../router.js';

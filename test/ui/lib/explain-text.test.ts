@@ -41,12 +41,12 @@ t.test('explain trace in words', async (t) => {
     const steps = traceSteps(r);
     t.same(steps.map((s) => [s.title, s.outcome]), [['Rule 1', 'not matched'], ['Rule 2', 'decided'], ['Rule 3', 'not evaluated']]);
     t.equal(steps[0]!.subject, 'segment internal-users');
-    t.same(steps[0]!.segments[0]!.constraints[0], { matched: false, text: 'entity id suffix "@example.com"; got "u-1"' });
+    t.same(steps[0]!.segments[0]!.constraints[0], { matched: false, text: 'entity id ends with "@example.com"; got "u-1"' });
     t.equal(steps[1]!.subject, 'segments beta-testers AND mobile-users');
     t.same(steps[1]!.segments.map((s) => [s.key, s.matched, s.match]), [['beta-testers', true, 'all constraints'], ['mobile-users', true, 'any constraint']]);
     t.same(steps[1]!.segments[1]!.constraints, [
-      { matched: true, text: 'platform eq "ios" (string); got "ios"' },
-      { matched: false, text: 'platform eq "android" (string); got "ios"' },
+      { matched: true, text: 'platform is "ios"; got "ios"' },
+      { matched: false, text: 'platform is "android"; got "ios"' },
     ]);
     const b = steps[1]!.bucket!;
     t.same(b.ranges.map((x) => [x.variantKey, x.range, x.hit]), [['dark', '[0, 500)', true], ['light', '[500, 1000)', false]]);
@@ -59,8 +59,8 @@ t.test('explain trace in words', async (t) => {
     t.same(resultFields(r).slice(0, 4).map((f) => f.value), ['light', 'false', 'DEFAULT_EVALUATION_REASON', '(none)']);
     const beta = traceSteps(r)[1]!.segments[0]!;
     t.same(beta.constraints, [
-      { matched: false, text: 'beta_opt_in true (boolean); not in the context' },
-      { matched: false, text: 'plan isoneof ["pro", "enterprise"] (string); got "free"' },
+      { matched: false, text: 'beta_opt_in is true; not in the context' },
+      { matched: false, text: 'plan is one of [pro, enterprise]; got "free"' },
     ]);
   });
 
@@ -118,6 +118,6 @@ t.test('hand-made explanations: disabled flag, outside every distribution, sever
 });
 
 t.test('constraint wording', async (t) => {
-  t.equal(constraintText({ type: 'NUMBER_COMPARISON_TYPE', property: 'age', operator: 'gte', expected: '18', actual: '30', matched: true }), 'age gte 18 (number); got "30"');
-  t.equal(constraintText({ type: 'STRING_COMPARISON_TYPE', property: 'email', operator: 'notempty', expected: '', actual: null, matched: false }), 'email notempty (string); not in the context');
+  t.equal(constraintText({ type: 'NUMBER_COMPARISON_TYPE', property: 'age', operator: 'gte', expected: '18', actual: '30', matched: true }), 'age ≥ 18; got "30"');
+  t.equal(constraintText({ type: 'STRING_COMPARISON_TYPE', property: 'email', operator: 'notempty', expected: '', actual: null, matched: false }), 'email is not empty; not in the context');
 });

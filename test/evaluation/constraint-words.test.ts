@@ -1,10 +1,10 @@
 /**
- * Constraints in words (src/ui/lib/constraint-text.ts): every operator of every comparison type
+ * Constraints in words (src/evaluation/constraint-words.ts): every operator of every comparison type
  * Flipt v1 evaluates (flipt-semantics §2.6), the one-of lists, the operators that never match,
  * and the match type sentences of the segment page.
  */
 import t from 'tap';
-import { constraintText, matchTypeLabel, matchTypeSentence, oneOfList } from '../../../src/ui/lib/constraint-text.js';
+import { constraintText, matchTypeLabel, matchTypeSentence, oneOfChange, oneOfList } from '../../src/evaluation/constraint-words.js';
 
 const S = 'STRING_COMPARISON_TYPE';
 const E = 'ENTITY_ID_COMPARISON_TYPE';
@@ -99,4 +99,24 @@ t.test('match types', async (t) => {
   t.equal(matchTypeSentence('ALL_MATCH_TYPE', 2), 'An entity is in this segment when all of these constraints match:');
   t.equal(matchTypeSentence('ANY_MATCH_TYPE', 1), 'An entity is in this segment when any of these constraints match:');
   t.equal(matchTypeSentence('ANY_MATCH_TYPE', 0), 'No constraints: every entity is in this segment.', 'zero constraints match for both types');
+});
+
+t.test('a changed one-of list reads as the values added and removed', async (t) => {
+  const c = (value: string, operator = 'isoneof', type = S, property = 'country') => ({ type, property, operator, value });
+  t.equal(oneOfChange(c('["DE","FR"]'), c('["DE","IT"]')), 'country is one of: added IT; removed FR');
+  t.equal(oneOfChange(c('["DE"]'), c('["DE","FR","a b"]')), 'country is one of: added FR, "a b"');
+  t.equal(oneOfChange(c('["DE","FR"]', 'isnotoneof'), c('["DE"]', 'isnotoneof')), 'country is not one of: removed FR');
+  t.equal(oneOfChange(c('[1,2]', 'isoneof', N, 'tier'), c('[2,3]', 'isoneof', N, 'tier')), 'tier is one of: added 3; removed 1');
+  t.equal(oneOfChange(c('["DE","FR"]'), c('["FR","DE"]')), 'country is one of: the same values, reordered');
+  t.equal(oneOfChange(c('["DE"]'), c('["DE"]', 'isnotoneof')), undefined, 'another operator: not a set change');
+  t.equal(oneOfChange(c('["DE"]'), c('["DE"]', 'isoneof', S, 'region')), undefined, 'another property');
+  t.equal(oneOfChange(c('["DE"]'), c('not json')), undefined, 'an invalid list on one side');
+  t.equal(oneOfChange(c('pro', 'eq'), c('free', 'eq')), undefined, 'not a one-of operator');
+});
+
+t.test('a set change of ~100,000 items stays linear', async (t) => {
+  const before = Array.from({ length: 100_000 }, (_, i) => `v${i}`);
+  const after = [...before.slice(1), 'new'];
+  const c = (items: string[]) => ({ type: S, property: 'p', operator: 'isoneof', value: JSON.stringify(items) });
+  t.equal(oneOfChange(c(before), c(after)), 'p is one of: added new; removed v0');
 });

@@ -1,8 +1,9 @@
 /**
- * Segments and their constraints as sentences a person reads (`plan is one of [enterprise, pro]`,
+ * Constraints in words, the one wording every view uses (`plan is one of [enterprise, pro]`,
  * `age ≥ 18`, `entity id starts with "emp-"`), following the operators Flipt v1 evaluates
- * (../shared/reference/flipt-semantics.md §2.5–§2.6). Pure text, no DOM: the segment pages and
- * the flag page render it, tap tests check it.
+ * (../shared/reference/flipt-semantics.md §2.5–§2.6): the UI's segment pages, the evaluation
+ * trace (explain-words.ts: the CLI's `--explain` and the UI console), and the semantic diff's
+ * changes (src/diff/describe.ts: `vexil diff`, the UI's diff page). Pure text, no DOM.
  */
 
 /** The fields of a constraint the text needs (the API's constraint shape has more). */
@@ -34,10 +35,11 @@ function listItem(s: string): string {
 }
 
 /**
- * The `[a, b]` of isoneof/isnotoneof, from the JSON array text the constraint holds; undefined when
- * the text is not an array of the type's items (Flipt then matches nothing, for both operators).
+ * The items of an isoneof/isnotoneof list as they read (bare, or quoted when they could be
+ * misread), from the JSON array text the constraint holds; undefined when the text is not an array
+ * of the type's items (Flipt then matches nothing, for both operators).
  */
-export function oneOfList(value: string, numbers: boolean): string | undefined {
+function oneOfItems(value: string, numbers: boolean): string[] | undefined {
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
@@ -50,7 +52,13 @@ export function oneOfList(value: string, numbers: boolean): string | undefined {
     if (numbers ? typeof item !== 'number' : typeof item !== 'string') return undefined;
     items.push(numbers ? String(item) : listItem(item as string));
   }
-  return `[${items.join(', ')}]`;
+  return items;
+}
+
+/** The `[a, b]` of isoneof/isnotoneof; undefined when the value is not a list of the type's items. */
+export function oneOfList(value: string, numbers: boolean): string | undefined {
+  const items = oneOfItems(value, numbers);
+  return items === undefined ? undefined : `[${items.join(', ')}]`;
 }
 
 /** What the constraint compares: the entity id, or the context property by its name. */
@@ -151,6 +159,28 @@ function booleanPredicate(op: string): string {
     default:
       return unknownOperator(op, '');
   }
+}
+
+/**
+ * A one-of list that changed, as the values added and removed (`added DE; removed FR`), when both
+ * sides are valid lists of the same type; undefined otherwise (the caller shows both sentences).
+ */
+export function oneOfChange(from: ConstraintLike, to: ConstraintLike): string | undefined {
+  if (from.type !== to.type || from.property !== to.property || from.operator !== to.operator) return undefined;
+  if (from.operator !== 'isoneof' && from.operator !== 'isnotoneof') return undefined;
+  const numbers = from.type === 'NUMBER_COMPARISON_TYPE';
+  const before = oneOfItems(from.value, numbers);
+  const after = oneOfItems(to.value, numbers);
+  if (before === undefined || after === undefined) return undefined;
+  const had = new Set(before);
+  const has = new Set(after);
+  const added = after.filter((v) => !had.has(v));
+  const removed = before.filter((v) => !has.has(v));
+  const parts: string[] = [];
+  if (added.length > 0) parts.push(`added ${added.join(', ')}`);
+  if (removed.length > 0) parts.push(`removed ${removed.join(', ')}`);
+  const words = `${constraintSubject(from)} ${from.operator === 'isoneof' ? 'is one of' : 'is not one of'}`;
+  return `${words}: ${parts.length > 0 ? parts.join('; ') : 'the same values, reordered'}`;
 }
 
 /** `ALL` / `ANY`, for lists. */
