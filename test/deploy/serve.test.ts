@@ -14,6 +14,9 @@
  * Each pod then answers every probe of its manifest with 200, exchanges a projected
  * service-account token for a client token, evaluates a flag with it, accepts a GitHub ping signed
  * with the webhook Secret, keeps its writes on its volumes, and stops with exit code 0 on SIGTERM.
+ * Two more pods show why the manifests are as they are: one whose cache volume is read-only does
+ * not start (the root filesystem really is read-only for vexil here), and one whose first clone is
+ * held back by the Git server does not listen until the clone is done (what the startup probe covers).
  */
 import { createHmac } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
@@ -22,7 +25,7 @@ import { gitFixture, gitUnavailableReason, startGitFixture } from '../support/gi
 import { makeTestCertificates } from '../support/git-tls.js';
 import { startJwtIssuer } from '../support/jwt-issuer.js';
 import { isCI, reportMissing } from '../support/requirements.js';
-import { postgresUnavailableReason, startPostgres } from '../support/throwaway-db.js';
+import { freePort, postgresUnavailableReason, startPostgres } from '../support/throwaway-db.js';
 import { checkPreparedConfig } from './config-check.js';
 import { preparePod, vexilContainer } from './local-pod.js';
 import { isolationUnavailableReason, startPodProcess } from './pod-process.js';
@@ -171,4 +174,39 @@ t.test('the root filesystem is read-only for the pod: with the cache volume read
     // Node's recursive mkdir reports a read-only parent as ENOENT (the folder volumes/cache exists).
     /exited 1 before listening: vexil: cannot load the state .*(EROFS: read-only file system|ENOENT: no such file or directory), mkdir '[^']*\/volumes\/cache\/git'/,
   );
+});
+
+t.test('a slow first clone: nothing listens until it is done, so only the startup probe may judge the pod then', async (t) => {
+  const why = gitUnavailableReason();
+  if (why !== undefined) {
+    reportMissing(t, 'git', why);
+    if (!isCI()) return;
+  }
+  const objects = render('overlays/single-sqlite');
+  const { container } = vexilContainer(objects);
+  const git = await startGitFixture(t, { user: `${gitUser}:${gitPassword}` });
+  await git.repo.commit('main', { 'features.yml': gitFixture('hello.yml') });
+  let release = () => {};
+  const held = new Promise<undefined>((r) => (release = () => r(undefined)));
+  t.teardown(() => release());
+  git.server.setHook(() => held);
+  const pod = preparePod(objects, { secrets: TEST_FILES.secrets, serviceAccountToken: TEST_FILES.serviceAccountToken, clusterCaPem: TEST_FILES.clusterCaPem });
+  t.teardown(() => pod.remove());
+  const port = await freePort();
+  const started = startPodProcess(t, pod, { VEXIL_STORAGE_GIT_REPOSITORY: git.url, VEXIL_SERVER_HOST: '127.0.0.1', VEXIL_SERVER_HTTP_PORT: String(port) });
+  started.catch(() => undefined);
+  const liveness = `http://127.0.0.1:${port}${container.livenessProbe.httpGet.path as string}`;
+  let poll: NodeJS.Timeout | undefined;
+  t.teardown(() => clearInterval(poll));
+  const cloning = new Promise<void>((r) => (poll = setInterval(() => git.server.requests.length > 0 && r(), 50)));
+  // vexil exiting (or listening) before it asks the Git server anything fails here instead of waiting.
+  await Promise.race([cloning, started.then(() => Promise.reject(new Error('listening before the first clone')))]);
+  clearInterval(poll);
+  await t.rejects(fetch(liveness), 'while the first clone runs, the liveness path does not answer (it would fail the pod)');
+  release();
+  const pod1 = await started;
+  t.equal((await fetch(liveness)).status, 200, 'once the clone is done it does');
+  const startup = container.startupProbe as Tree;
+  t.ok(startup.periodSeconds * startup.failureThreshold >= 300, `the startup probe allows ${startup.periodSeconds * startup.failureThreshold} s for the first clone`);
+  t.equal(await pod1.stop(), 0, 'SIGTERM: a clean shutdown');
 });
