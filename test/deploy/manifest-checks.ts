@@ -128,7 +128,10 @@ export function unknownFieldProblems(objects: readonly K8sObject[]): string[] {
   return problems;
 }
 
-/** Server-side rules and cross-references (see the header). `routes`: the paths vexil answers 200 on. */
+/**
+ * Server-side rules and cross-references (see the header). `vexilProbePaths`: vexil's liveness
+ * route(s) (for the startup and liveness probes) and readiness route(s).
+ */
 export function serverRuleProblems(objects: readonly K8sObject[], vexilProbePaths: { liveness: readonly string[]; readiness: readonly string[] }): string[] {
   const problems: string[] = [];
   const byKind = (kind: string) => objects.filter((o) => o.kind === kind) as Tree[];
