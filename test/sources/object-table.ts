@@ -383,15 +383,18 @@ const CASES: Case[] = [
     async run(t, server) {
       await server.put('prod/features.yml', hello);
       const env = { VEXIL_SERVER_HTTP_PORT: '0', VEXIL_LOG_LEVEL: 'info', ...server.configEnv({ prefix: 'prod' }), ...server.credentialEnv() };
-      const { child, listening } = await serveCli(t, ['serve'], { env });
+      const { child, listening, logs } = await serveCli(t, ['serve'], { env });
       t.equal(listening.storage, 'object');
       const url = String(listening.url);
       const served = await variant(url);
       t.equal(served.status, 200);
       t.equal(served.body.variantKey, 'hello');
       t.match(served.revision, /^[0-9a-f]{64}$/);
+      await fetch(`${url}/meta/refresh`, { method: 'POST' });
       child.kill('SIGTERM');
       t.equal(await new Promise((r) => child.on('close', r)), 0);
+      const logged = JSON.stringify(logs);
+      for (const [name, value] of Object.entries(server.credentialEnv())) if (/KEY|SECRET/.test(name)) t.notOk(logged.includes(value), `${name} is not in the logs`);
 
       const missing = await runCli(['serve'], { env: { ...env, ...server.configEnv({ prefix: 'prod', bucket: 'missing-bucket' }) } });
       t.equal(missing.code, 1);
