@@ -7,7 +7,9 @@
  * What this mapping relies on (GCS documentation: interoperability, simple migration from S3,
  * XML API list objects, hashes and ETags):
  * - Endpoint `https://storage.googleapis.com`, path-style (`/bucket/key`), AWS Signature V4 with the
- *   HMAC key's access id and secret; the signing region is `auto` (GCS does not route by region).
+ *   HMAC key's access id and secret. The signing region is `auto`: GCS does not route by region and
+ *   S3 clients pointed at GCS commonly sign with it; the documentation read does not list the
+ *   regions GCS accepts (docs/backends.md marks this untested).
  * - Listing is ListObjectsV2 (`list-type=2`, `continuation-token`), ordered by name, ETags quoted.
  * - An ETag is the MD5 of the bytes only for simple uploads; composite objects and XML multipart
  *   uploads get other values, and the same object may carry another ETag in the JSON API. The S3
