@@ -20,12 +20,13 @@
  *   GOOGLE_HMAC_ACCESS_ID + GOOGLE_HMAC_SECRET, both halves from the same place. AWS credentials
  *   are never used for it (the key is passed to the client, the AWS chain is not consulted).
  */
+import { schemaDefault } from '../../config/defaults.js';
 import type { ObjectStorageConfig } from '../../config/types.js';
 import type { ConfigProblem } from '../../config/errors.js';
 import { createS3Provider, type S3Provider } from './s3.js';
 
-/** The XML API's public endpoint (the schema's default for `storage.object.googlecloud.endpoint`). */
-export const GCS_ENDPOINT = 'https://storage.googleapis.com';
+/** The XML API's public endpoint: the schema's default of `storage.object.googlecloud.endpoint`, left out of descriptions. */
+export const GCS_ENDPOINT = schemaDefault(['storage', 'object', 'googlecloud', 'endpoint']) as string;
 /** The SigV4 signing region GCS's XML API accepts for every bucket location. */
 export const GCS_SIGNING_REGION = 'auto';
 
@@ -67,8 +68,8 @@ function nonEmpty(v: string | undefined): string | undefined {
 export interface GoogleCloudProviderOptions {
   readonly bucket: string;
   readonly prefix?: string;
-  /** Default GCS_ENDPOINT. */
-  readonly endpoint?: string;
+  /** `storage.object.googlecloud.endpoint` (GCS_ENDPOINT unless set otherwise). */
+  readonly endpoint: string;
   readonly hmac: HmacKey;
   /** As in S3ProviderOptions (tests). */
   readonly pageSize?: number;
@@ -82,7 +83,7 @@ export function createGoogleCloudProvider(opts: GoogleCloudProviderOptions): S3P
     scheme: 'gs',
     bucket: opts.bucket,
     ...(opts.prefix !== undefined ? { prefix: opts.prefix } : {}),
-    endpoint: opts.endpoint ?? GCS_ENDPOINT,
+    endpoint: opts.endpoint,
     defaultEndpoint: GCS_ENDPOINT,
     region: GCS_SIGNING_REGION,
     credentials: { accessKeyId: opts.hmac.accessId, secretAccessKey: opts.hmac.secret },
