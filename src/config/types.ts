@@ -139,7 +139,7 @@ export interface OciStorageConfig {
   max_staleness: number; // ms, default 5m
 }
 
-/** `storage.object.*` (durations in ms). Only s3 is served; the others are refused at start. */
+/** `storage.object.*` (durations in ms). */
 export interface ObjectStorageConfig {
   /** Required with storage.type object. */
   type?: 's3' | 'azblob' | 'googlecloud';
@@ -149,6 +149,26 @@ export interface ObjectStorageConfig {
     prefix: string; // default ""
     region?: string;
     endpoint?: string;
+    poll_interval: number; // ms, default 1m
+    max_staleness: number; // ms, default 5m
+  };
+  /** Azure Blob Storage; credentials from AZURE_STORAGE_* only. */
+  azblob: {
+    /** Required with type azblob. */
+    container?: string;
+    prefix: string; // default ""
+    endpoint?: string;
+    poll_interval: number; // ms, default 1m
+    max_staleness: number; // ms, default 5m
+  };
+  /** Google Cloud Storage through its XML API, served by the S3 provider. */
+  googlecloud: {
+    /** Required with type googlecloud. */
+    bucket?: string;
+    prefix: string; // default ""
+    endpoint: string; // default https://storage.googleapis.com
+    /** Both or neither; else GOOGLE_HMAC_ACCESS_ID / GOOGLE_HMAC_SECRET. */
+    hmac: { access_id?: string; secret?: string };
     poll_interval: number; // ms, default 1m
     max_staleness: number; // ms, default 5m
   };

@@ -120,7 +120,7 @@ t.test('serve: an unusable backend configuration exits 1 naming the key', async 
     env: { VEXIL_STORAGE_TYPE: 'object', VEXIL_STORAGE_OBJECT_TYPE: 'azblob' },
   });
   t.equal(object.code, 1);
-  t.match(object.stderr, /storage\.object\.type: "azblob" is not supported by this version/);
+  t.match(object.stderr, /storage\.object\.azblob\.container: azblob container must be specified/);
   const git = await runCli(['serve', '--config', config], { env: { VEXIL_STORAGE_TYPE: 'git' } });
   t.equal(git.code, 1);
   t.match(git.stderr, /storage\.git\.repository/);

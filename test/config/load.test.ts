@@ -349,7 +349,12 @@ t.test('the OCI and object-store keys map from the environment with their defaul
     manifest_version: '1.1',
     max_staleness: 300000,
   });
-  t.same(c.storage.object, { type: 's3', s3: { bucket: 'flags', prefix: 'prod/', poll_interval: 60000, max_staleness: 300000 } });
+  t.same(c.storage.object, {
+    type: 's3',
+    s3: { bucket: 'flags', prefix: 'prod/', poll_interval: 60000, max_staleness: 300000 },
+    azblob: { prefix: '', poll_interval: 60000, max_staleness: 300000 },
+    googlecloud: { prefix: '', endpoint: 'https://storage.googleapis.com', hmac: {}, poll_interval: 60000, max_staleness: 300000 },
+  });
   const bad = configError(t, { env: { VEXIL_STORAGE_OCI_MANIFEST_VERSION: '2.0' } });
   t.match(bad.message, 'storage.oci.manifest_version');
 });

@@ -11,6 +11,7 @@
  * - `flagEvaluation.supportedTypes`: string (variant flags) and boolean (boolean flags), as Flipt.
  */
 import type { Config } from '../../config/types.js';
+import { objectTiming } from '../../config/object-storage.js';
 
 export interface OfrepConfiguration {
   name: string;
@@ -28,7 +29,7 @@ export function statePollIntervalMs(storage: Config['storage']): number {
     case 'oci':
       return storage.oci.poll_interval;
     case 'object':
-      return storage.object.s3.poll_interval;
+      return objectTiming(storage.object).poll_interval;
     case 'local':
       return 0;
   }

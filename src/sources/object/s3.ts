@@ -2,8 +2,9 @@
  * The S3 provider (AWS S3 and S3-compatible services such as MinIO): ListObjectsV2 over the
  * prefix, GetObject pinned to the listed ETag.
  *
- * - Credentials come only from the AWS SDK's default chain (AWS_* environment, shared
- *   config/credentials files, SSO, container and instance roles): vexil's config never holds them.
+ * - Credentials come from the AWS SDK's default chain (AWS_* environment, shared config/credentials
+ *   files, SSO, container and instance roles), unless `credentials` names a static key (the
+ *   googlecloud mapping's HMAC key, which must never be mixed with AWS credentials).
  * - Region: `region` when set, else the SDK's chain (AWS_REGION, shared config), else us-east-1.
  * - `endpoint` selects path-style addressing (what S3-compatible services expect).
  * - Checksums only when the operation requires them: several S3-compatible services mishandle
@@ -18,9 +19,11 @@ import {
   type S3ClientConfig,
 } from '@aws-sdk/client-s3';
 import { ObjectStoreError, type ObjectEntry, type ObjectProvider } from './provider.js';
-import { trimCharacter } from '../../text.js';
+import { changed, endpointHost, networkCode, normalizePrefix, readCapped, unquoteEtag } from './transport.js';
 
 export interface S3ProviderOptions {
+  /** `s3` (default), or `googlecloud` when googlecloud.ts maps Google Cloud Storage onto this provider. */
+  readonly type?: 's3' | 'googlecloud';
   readonly bucket: string;
   /** A folder: `prod` and `prod/` both mean the keys under `prod/`; empty = the whole bucket. */
   readonly prefix?: string;
@@ -35,6 +38,14 @@ export interface S3ProviderOptions {
   readonly connectionTimeoutMs?: number;
   /** Give up on a request without an answer after this long (default 30 s). */
   readonly requestTimeoutMs?: number;
+  /** A static key used instead of the AWS SDK's default chain. */
+  readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** What refused credentials ask the operator to check (default: the AWS SDK chain's sources). */
+  readonly credentialsHint?: string;
+  /** URL scheme in descriptions (default `s3`). */
+  readonly scheme?: string;
+  /** An endpoint descriptions leave out (the service's public one). */
+  readonly defaultEndpoint?: string;
 }
 
 export interface S3ProviderStats {
@@ -47,7 +58,7 @@ export interface S3ProviderStats {
 }
 
 export interface S3Provider extends ObjectProvider {
-  readonly type: 's3';
+  readonly type: 's3' | 'googlecloud';
   readonly bucket: string;
   /** Normalized: empty, or ending with `/`. */
   readonly prefix: string;
@@ -55,27 +66,13 @@ export interface S3Provider extends ObjectProvider {
 }
 
 const FALLBACK_REGION = 'us-east-1';
-
-/** `prod`, `/prod/`, `prod/` → `prod/`; `` and `/` → ``. */
-export function normalizePrefix(prefix: string | undefined): string {
-  const trimmed = trimCharacter(prefix ?? '', '/');
-  return trimmed === '' ? '' : `${trimmed}/`;
-}
-
-/** `host[:port]` of an endpoint URL, without user info or path (for messages). */
-function endpointHost(endpoint: string): string {
-  try {
-    return new URL(endpoint).host;
-  } catch {
-    return '(invalid endpoint)';
-  }
-}
+const AWS_CREDENTIALS_HINT = 'check the AWS credentials vexil runs with (AWS_* environment, shared config and credentials files, instance or container role)';
 
 export function createS3Provider(opts: S3ProviderOptions): S3Provider {
   const { bucket } = opts;
   const prefix = normalizePrefix(opts.prefix);
-  const location = `s3://${bucket}/${prefix}`;
-  const described = opts.endpoint !== undefined ? `${location} at ${endpointHost(opts.endpoint)}` : location;
+  const location = `${opts.scheme ?? 's3'}://${bucket}/${prefix}`;
+  const described = opts.endpoint !== undefined && opts.endpoint !== opts.defaultEndpoint ? `${location} at ${endpointHost(opts.endpoint)}` : location;
   let listRequests = 0;
   let getRequests = 0;
   let bytesReceived = 0;
@@ -96,6 +93,7 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
         requestTimeout: opts.requestTimeoutMs ?? 30_000,
       },
       ...(opts.maxAttempts !== undefined ? { maxAttempts: opts.maxAttempts } : {}),
+      ...(opts.credentials !== undefined ? { credentials: { accessKeyId: opts.credentials.accessKeyId, secretAccessKey: opts.credentials.secretAccessKey } } : {}),
       ...(opts.endpoint !== undefined ? { endpoint: opts.endpoint, forcePathStyle: true } : {}),
     };
     const client = new S3Client(config);
@@ -133,8 +131,7 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
     if (CREDENTIAL_ERRORS.has(name) || status === 401 || status === 403) {
       return new ObjectStoreError(
         'credentials',
-        `credentials refused by ${described} (${name}${status !== undefined ? `, HTTP ${status}` : ''}): ` +
-          'check the AWS credentials vexil runs with (AWS_* environment, shared config and credentials files, instance or container role)',
+        `credentials refused by ${described} (${name}${status !== undefined ? `, HTTP ${status}` : ''}): ${opts.credentialsHint ?? AWS_CREDENTIALS_HINT}`,
         { cause: err },
       );
     }
@@ -158,7 +155,7 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
   }
 
   return {
-    type: 's3',
+    type: opts.type ?? 's3',
     bucket,
     prefix,
     describe: () => described,
@@ -227,31 +224,6 @@ export function createS3Provider(opts: S3ProviderOptions): S3Provider {
   };
 }
 
-/**
- * The body, refusing an object that announces (Content-Length) or sends more than `maxBytes`, the
- * size the listing gave: a service cannot make us buffer more than it listed.
- */
-async function readCapped(body: AsyncIterable<Uint8Array> & { destroy?: () => void }, announced: number | undefined, maxBytes: number | undefined, where: string): Promise<Uint8Array> {
-  const refuse = (size: string) => {
-    body.destroy?.();
-    return new ObjectStoreError('changed', `${where} is ${size} bytes, more than the ${maxBytes} bytes listed; the next poll reads the new listing`);
-  };
-  if (maxBytes !== undefined && announced !== undefined && announced > maxBytes) throw refuse(String(announced));
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for await (const chunk of body) {
-    total += chunk.byteLength;
-    if (maxBytes !== undefined && total > maxBytes) throw refuse(`over ${maxBytes}`);
-    chunks.push(chunk);
-  }
-  const joined = Buffer.concat(chunks, total);
-  return new Uint8Array(joined.buffer, joined.byteOffset, joined.byteLength);
-}
-
-function changed(where: string): ObjectStoreError {
-  return new ObjectStoreError('changed', `${where} changed after it was listed; the next poll reads the new version`);
-}
-
 /** Refusals that mean "these credentials are not accepted here". */
 const CREDENTIAL_ERRORS = new Set([
   'AccessDenied',
@@ -262,22 +234,6 @@ const CREDENTIAL_ERRORS = new Set([
   'TokenRefreshRequired',
   'AllAccessDisabled',
 ]);
-
-/** `"abc"`, `W/"abc"` → `abc`. */
-function unquoteEtag(etag: string): string {
-  return etag.replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
-}
-
-/** ECONNREFUSED, ENOTFOUND... of a failed connection (also inside an AggregateError from happy eyeballs). */
-function networkCode(err: unknown): string | undefined {
-  const e = err as { code?: unknown; errors?: unknown[]; cause?: unknown };
-  if (typeof e.code === 'string' && /^E[A-Z]+$/.test(e.code)) return e.code;
-  for (const inner of e.errors ?? []) {
-    const c = networkCode(inner);
-    if (c !== undefined) return c;
-  }
-  return e.cause !== undefined && e.cause !== err ? networkCode(e.cause) : undefined;
-}
 
 /** The region the SDK would pick by itself (AWS_REGION, shared config), if any. */
 async function regionFromSdkChain(): Promise<string | undefined> {

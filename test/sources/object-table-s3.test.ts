@@ -1,0 +1,6 @@
+/** The shared object-store table (object-table.ts) against the s3 backend (test/support/object-backends.ts). */
+import t from 'tap';
+import { OBJECT_BACKENDS } from '../support/object-backends.js';
+import { runObjectTable } from './object-table.js';
+
+await runObjectTable(t, OBJECT_BACKENDS.s3);
