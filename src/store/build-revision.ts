@@ -6,8 +6,9 @@
  * kept as `lastRejected` with its located problems, the offending lines quoted, and announced
  * (`rejected`); a backend that cannot be read is recorded as `lastError` (`error`). At start there
  * is nothing to fall back on, so the first build throws instead of recording. With a history
- * (history/recorder.ts), a served or rejected revision is written there first: before the swap and
- * the log line that announces it.
+ * (history/recorder.ts), a served or rejected revision of a tracked reference is written there
+ * first: before the swap and the log line that announces it (a pinned commit, which a request named
+ * by its id, is not: it never changes, and requests could otherwise flood the history).
  *
  * Bounds: one build at a time (callers run it in the build queue); the file texts of a rejected
  * revision are quoted here and not kept. Once the store is closed, a build abandoned by the source
@@ -100,8 +101,11 @@ export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBui
       const problems = result.sourceText !== undefined ? withExcerpts(result.problems, result.sourceText) : result.problems;
       const rejected: RejectedRevision = { revision, at, problems };
       if (initial) throw new InvalidStateError(ref, revision.id, problems);
-      await opts.history?.rejected(ref, rejected);
-      if (isClosed()) return undefined;
+      // A pinned commit (a request naming a commit id) is no tracked reference: not history.
+      if (opts.history !== undefined && st.pinned !== true) {
+        await opts.history.rejected(ref, rejected);
+        if (isClosed()) return undefined;
+      }
       st.lastRejected = rejected;
       logger.warn(
         { reference: ref, revision: revision.id, problems: result.problems.map(formatProblem) },
@@ -111,7 +115,7 @@ export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBui
       return undefined;
     }
     const snapshot = result.snapshot;
-    if (opts.history !== undefined) {
+    if (opts.history !== undefined && st.pinned !== true) {
       await opts.history.served(ref, revision, Date.parse(at));
       if (isClosed() && !initial) return undefined;
     }

@@ -122,6 +122,7 @@ tap.test('history of a git reference: push valid, invalid, valid; ?at=; evaluate
   const past = await evalAt(at.body.entry.revision);
   t.equal(past.status, 200);
   t.equal(past.body.variantKey, 'hello', 'at the revision served then: hello');
+  t.same((await history(serve, `reference=${c1}`)).body.entries, [], 'a commit id named by a request is no tracked reference: not recorded');
   const diff = await json<{ namespaces?: unknown[] }>(`${serve.url}/api/v1/diff?base=${c1}&head=${c3}`);
   t.equal(diff.status, 200, 'the diff between what was live then and now');
   t.match(JSON.stringify(diff.body), /greeting/, 'it names the flag that changed');
