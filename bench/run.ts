@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|ui|all [options]`: the benchmarks of issue 3 §2,
- * issue 12 §7, issue 14 §5, issue 18 §9, issue 21 (`checks`) and issue 20 (`propagation`: replicas, webhooks, coordination; needs PostgreSQL) (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
+ * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|ui|history|all [options]`: the benchmarks of issue 3 §2,
+ * issue 12 §7, issue 14 §5, issue 18 §9, issue 21 (`checks`), issue 20 (`propagation`: replicas, webhooks, coordination; needs PostgreSQL) and issue 23 (`history`) (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
  * Debian's chromium and runs alone). This file only
  * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
@@ -25,6 +25,7 @@ import { DIFF_DEFAULTS, runDiffBench } from './diff.js';
 import { DIFF_LOAD_DEFAULTS, DIFF_LOAD_QUICK, runDiffLoadBench } from './diff-load.js';
 import { EVAL_DEFAULTS, runEvalBench, type EvalOptions } from './eval.js';
 import { GIT_DEFAULTS, runGitBench, type GitBenchOptions } from './git.js';
+import { HISTORY_DEFAULTS, HISTORY_QUICK, runHistoryBench } from './history.js';
 import { HTTP_DEFAULTS, runHttpBench, type HttpOptions } from './http.js';
 import { LOAD_DEFAULTS, runLoadBench, type LoadOptions } from './load.js';
 import { machineInfo, machineMarkdown } from './machine.js';
@@ -36,7 +37,7 @@ import { UI_DEFAULTS, UI_QUICK, runUiBench } from './ui.js';
 import { verdict } from './stats.js';
 import type { ScenarioName } from './workers/eval-worker.js';
 
-const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'checks', 'propagation', 'ui', 'all'] as const;
+const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'checks', 'propagation', 'ui', 'history', 'all'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values, positionals } = parseArgs({
@@ -56,7 +57,7 @@ const { values, positionals } = parseArgs({
 
 const kind = (positionals[0] ?? 'all') as Kind;
 if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
-  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|ui|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
+  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|ui|history|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
   process.exit(values.help ? 0 : 2);
 }
 
@@ -159,6 +160,12 @@ try {
     log('propagation: replicas on git + PostgreSQL coordination: push to streams, upstream listings, throughput ...');
     const r = await runPropagationBench(build, values.quick ? PROPAGATION_QUICK : { ...PROPAGATION_DEFAULTS, durationSec: int(values.duration, PROPAGATION_DEFAULTS.durationSec) }, log);
     report.push('### Propagation and replica coordination', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'history') {
+    log('history: GET /meta/history over 1,000 revisions ...');
+    const r = await runHistoryBench(build, values.quick ? HISTORY_QUICK : HISTORY_DEFAULTS, log);
+    report.push('### Served-revision history', '', r.markdown, '');
     verdicts.push(...r.verdicts);
   }
   if (kind === 'ui') {

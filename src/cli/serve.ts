@@ -26,6 +26,8 @@ import { storageFromConfig } from '../sources/from-config.js';
 import type { Storage } from '../sources/storage.js';
 import { InvalidStateError } from '../store/invalid-state-error.js';
 import { createSnapshotStore } from '../store/snapshot-store.js';
+import { openHistoryFromConfig, type OpenedHistory } from '../store/history/from-config.js';
+import { createHistoryRecorder } from '../store/history/recorder.js';
 import { coordinatedStore } from '../store/coordination/coordinated-store.js';
 import { createCoordinator } from '../store/coordination/coordinator.js';
 import { coordinationFromConfig } from '../store/coordination/engine-from-config.js';
@@ -108,18 +110,33 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
   }
   const { source, store: storeOptions } = storage;
   const statePath = storage.description;
+  // The served-revision history: opened before the first build, which it records.
+  let opened: OpenedHistory;
+  try {
+    const slot = workerSlot();
+    opened = await openHistoryFromConfig(config, { cwd: io.cwd, ...(slot === undefined ? {} : { workerSlot: slot }) });
+  } catch (err) {
+    await source.close?.();
+    io.stderr(`vexil: cannot open the history store: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  const history = opened;
+  logger.info({ store: history.store.kind, location: history.location, scope: history.scope }, 'history store opened');
+  const recorder = createHistoryRecorder({ store: history.store, scope: history.scope, retention: history.retention, logger: logger.child({ component: 'history' }) });
   const managed = createSnapshotStore({
     source,
     logger: logger.child({ component: 'store' }),
     maxFileSize: config.storage.max_file_size,
     maxStateSize: config.storage.max_state_size,
     referenceRemoval: { listings: config.storage.reference_removal.listings, graceMs: config.storage.reference_removal.grace },
+    history: recorder,
     ...storeOptions,
   });
 
   try {
     await managed.start();
   } catch (err) {
+    await history.store.close();
     if (err instanceof InvalidStateError) {
       const shown = config.storage.type === 'local' ? displayBase(io.cwd, statePath) : statePath;
       const problems = err.problems.map((p) => ({ ...p, file: p.file === '' ? shown : joinDisplay(shown, p.file) }));
@@ -143,6 +160,8 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     });
     // Never fails: an engine out of reach means polling on our own until it answers.
     await coordinator.start();
+    // A follower builds what the leader published (and recorded): it records nothing itself.
+    recorder.followsWith(() => coordinator.status().role === 'follower');
     served = coordinatedStore(managed, coordinator);
   }
   const store = served;
@@ -152,6 +171,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     auth = await startAuthentication({ config, logger: logger.child({ component: 'auth' }), cwd: io.cwd });
   } catch (err) {
     await store.close();
+    await history.store.close();
     io.stderr(`vexil: ${err instanceof AuthSetupError ? err.message : String(err)}\n`);
     return 1;
   }
@@ -168,9 +188,11 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       authGate: authRuntime.gate,
       auth: authRuntime.routes,
       webhookSecrets,
+      history: { history: history.store, scope: history.scope },
     });
   } catch (err) {
     await store.close();
+    await history.store.close();
     await authRuntime.close();
     io.stderr(`vexil: cannot listen on ${config.server.host}:${config.server.http_port}: ${(err as Error).message}\n`);
     return 1;
@@ -199,6 +221,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
         // and abandoned rather than awaited.
         await running.close();
         await store.close();
+        await history.store.close();
         logger.info({}, 'backend work abandoned');
         await authRuntime.close();
         clearTimeout(timer);

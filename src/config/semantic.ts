@@ -3,6 +3,7 @@
  * already passed the schema. Wording follows Flipt's where Flipt has the same rule.
  */
 import { parseDuration } from './duration.js';
+import { parseAge } from './age.js';
 import { cleartextProblem } from '../http/loopback.js';
 import { parseListenAddress } from './listen-address.js';
 import { originEntryProblem } from '../http/origins.js';
@@ -41,6 +42,13 @@ export function checkSemantics(raw: Obj): ConfigProblem[] {
   }
   if (parseDuration(coordination.backstop_interval) <= 0) add('cluster.coordination.backstop_interval', 'must be a positive duration');
   if (coordination.max_lag !== undefined && parseDuration(coordination.max_lag) <= 0) add('cluster.coordination.max_lag', 'must be a positive duration');
+
+  const maxAge = raw.history.retention.max_age as string;
+  try {
+    if (parseAge(maxAge) <= 0) add('history.retention.max_age', 'must be a positive age (90d, 2160h)');
+  } catch (err) {
+    add('history.retention.max_age', `invalid age "${maxAge}": ${(err as Error).message} (days such as 90d, or a duration such as 2160h)`);
+  }
 
   for (const key of ['token_lifetime', 'state_lifetime']) {
     if (parseDuration(auth.session[key]) <= 0) add(`authentication.session.${key}`, 'must be a positive duration');

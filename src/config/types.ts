@@ -70,6 +70,8 @@ export interface Config {
   webhooks: WebhooksConfig;
   /** Replicas sharing the work of following the backend (src/store/coordination/). */
   cluster: { coordination: CoordinationConfig };
+  /** The served-revision history (src/store/history/); max_age as written (`90d`, parsed by age.ts). */
+  history: { retention: { max_age: string; max_entries: number } };
   /** Folder for state kept between runs; absent = the OS data folder (see src/config/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;

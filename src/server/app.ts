@@ -37,6 +37,7 @@ import { mountHotRoute } from './pipeline/mount-hot-route.js';
 import { registerLegacyEvaluationRoutes } from './legacy-evaluation/routes.js';
 import { registerManagementRoutes } from './management/routes.js';
 import { registerMetaRoutes, type VersionInfo } from './meta/routes.js';
+import { registerHistoryRoutes, type HistoryDeps } from './meta/history-routes.js';
 import { registerOfrepRoutes } from './ofrep/routes.js';
 import { registerWriteRoutes } from './management/write-routes.js';
 import { registerStreamRoutes } from './streams/routes.js';
@@ -68,6 +69,8 @@ export interface AppDeps {
   ui?: UiAssets | null;
   /** `webhooks.*` secrets already read (vexil serve reads them before starting); default: read from `config.webhooks`. */
   webhookSecrets?: WebhookSecrets;
+  /** Serves `GET /meta/history` when given (src/store/history/; vexil serve opens it). */
+  history?: Omit<HistoryDeps, 'defaultReference'>;
 }
 
 /** The repository and tag the OCI backend serves, for registry notifications (undefined: not OCI). */
@@ -135,6 +138,7 @@ export function createApp(deps: AppDeps): VexilApp {
     ...(authStore ? { authStore } : {}),
     metricsRoute: deps.config.server.metrics_address === undefined,
   });
+  if (deps.history !== undefined) registerHistoryRoutes(router, { ...deps.history, defaultReference: deps.store.defaultReference });
   registerManagementRoutes(router, { store: deps.store });
   registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });
   registerLegacyEvaluationRoutes(router, { store: deps.store, metrics });

@@ -5,7 +5,10 @@
  * the matcher warm-up; an invalid one never replaces the served snapshot (last good wins): it is
  * kept as `lastRejected` with its located problems, the offending lines quoted, and announced
  * (`rejected`); a backend that cannot be read is recorded as `lastError` (`error`). At start there
- * is nothing to fall back on, so the first build throws instead of recording.
+ * is nothing to fall back on, so the first build throws instead of recording. With a history
+ * (history/recorder.ts), a served or rejected revision of a tracked reference is written there
+ * first: before the swap and the log line that announces it (a pinned commit, which a request named
+ * by its id, is not: it never changes, and requests could otherwise flood the history).
  *
  * Bounds: one build at a time (callers run it in the build queue); the file texts of a rejected
  * revision are quoted here and not kept. Once the store is closed, a build abandoned by the source
@@ -17,6 +20,7 @@ import type { Snapshot } from '../model/snapshot.js';
 import { InvalidStateError } from './invalid-state-error.js';
 import type { MatcherWarmup } from './matcher-warmup.js';
 import type { GenerationalParseCache } from './parse-cache.js';
+import type { HistoryRecorder } from './history/recorder.js';
 import { readState } from './read-state.js';
 import type { RefTable } from './ref-table.js';
 import { formatProblem } from './refusals.js';
@@ -49,6 +53,8 @@ export interface RevisionBuilderOptions {
   readonly isClosed: () => boolean;
   /** The poll generation now (refresh.ts): a failure records it. */
   readonly pollGeneration: () => number;
+  /** Where served and rejected revisions are recorded (awaited before the swap and its log line). */
+  readonly history?: HistoryRecorder;
 }
 
 export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBuilder {
@@ -95,6 +101,11 @@ export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBui
       const problems = result.sourceText !== undefined ? withExcerpts(result.problems, result.sourceText) : result.problems;
       const rejected: RejectedRevision = { revision, at, problems };
       if (initial) throw new InvalidStateError(ref, revision.id, problems);
+      // A pinned commit (a request naming a commit id) is no tracked reference: not history.
+      if (opts.history !== undefined && st.pinned !== true) {
+        await opts.history.rejected(ref, rejected);
+        if (isClosed()) return undefined;
+      }
       st.lastRejected = rejected;
       logger.warn(
         { reference: ref, revision: revision.id, problems: result.problems.map(formatProblem) },
@@ -104,6 +115,10 @@ export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBui
       return undefined;
     }
     const snapshot = result.snapshot;
+    if (opts.history !== undefined && st.pinned !== true) {
+      await opts.history.served(ref, revision, Date.parse(at));
+      if (isClosed() && !initial) return undefined;
+    }
     st.snapshot = snapshot;
     st.revision = revision;
     st.loadedAt = at;

@@ -18,6 +18,7 @@
  *   read-state.ts       a revision's files into a load result (with test-contexts.ts)
  *   parse-cache.ts      parsed documents shared across builds and references (build-cache.ts: built ones)
  *   matcher-warmup.ts   generated matchers, made in the background after a swap
+ *   history/            served and rejected revisions recorded in the data store (GET /meta/history)
  *   ref-absence.ts, name-set.ts, poll-schedule.ts   the rules refresh, admission and the poller apply
  *
  * - One current, frozen Snapshot per reference, replaced by a single assignment: a request that
@@ -51,6 +52,7 @@ import { createRefTable } from './ref-table.js';
 import { createRefresh } from './refresh.js';
 import { createRefreshGate } from './refresh-gate.js';
 import { createRevisionEntry, type ServeOutcome } from './serve-revision.js';
+import type { HistoryRecorder } from './history/recorder.js';
 import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
@@ -100,6 +102,8 @@ export interface SnapshotStoreOptions {
    * without it (the config schema holds the served default).
    */
   readonly referenceRemoval?: { readonly listings: number; readonly graceMs: number };
+  /** Where served and rejected revisions are recorded (history/), before each swap is logged. */
+  readonly history?: HistoryRecorder;
 }
 
 export interface ManagedSnapshotStore extends SnapshotStore {
@@ -176,6 +180,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     maxStateSize: opts.maxStateSize,
     isClosed,
     pollGeneration: () => refresher.polls,
+    ...(opts.history !== undefined ? { history: opts.history } : {}),
   });
   const admission = createAdmission({
     source,

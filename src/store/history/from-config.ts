@@ -1,0 +1,66 @@
+/**
+ * `history.*` and `authentication.storage.*` → the history store, its scope and retention. The
+ * history lives in vexil's data store, the database of `authentication.storage`: the SQLite file
+ * (default `<data_dir>/auth.db`), or PostgreSQL when replicas share one. Drivers are loaded on use.
+ *
+ * Scope: `cluster` when `cluster.coordination` is on (recorded once per cluster), else this
+ * replica's instance id: the host name, with the worker slot when `server.workers` runs several.
+ */
+import { hostname } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseAge } from '../../config/age.js';
+import { resolveDataDir } from '../../config/data-dir.js';
+import type { Config } from '../../config/types.js';
+import { CLUSTER_SCOPE } from './recorder.js';
+import type { HistoryRetention, HistoryStore } from './types.js';
+
+export interface OpenedHistory {
+  readonly store: HistoryStore;
+  readonly scope: string;
+  readonly retention: HistoryRetention;
+  /** Where it is (a file path, or the PostgreSQL host and database): safe to log. */
+  readonly location: string;
+}
+
+export interface OpenHistoryOptions {
+  readonly cwd: string;
+  /** `server.workers` slot of this process, when there are several. */
+  readonly workerSlot?: number;
+}
+
+/** This replica's instance id (the scope of its records when replicas do not coordinate). */
+export function instanceId(workerSlot?: number): string {
+  return workerSlot === undefined ? hostname() : `${hostname()}/worker-${workerSlot}`;
+}
+
+export async function openHistoryFromConfig(config: Config, opts: OpenHistoryOptions): Promise<OpenedHistory> {
+  const retention: HistoryRetention = {
+    maxAgeMs: parseAge(config.history.retention.max_age),
+    maxEntries: config.history.retention.max_entries,
+  };
+  const scope = config.cluster.coordination.type !== 'none' ? CLUSTER_SCOPE : instanceId(opts.workerSlot);
+  const storage = config.authentication.storage;
+  if (storage.type === 'postgres') {
+    const url = storage.postgres.url;
+    if (url === undefined) throw new Error('authentication.storage.postgres.url: required when authentication.storage.type is postgres');
+    const { openPostgresHistoryStore } = await import('./postgres.js');
+    const store = await openPostgresHistoryStore({
+      url,
+      connectTimeoutMs: storage.postgres.connect_timeout,
+      queryTimeoutMs: storage.postgres.query_timeout,
+      poolWaitTimeoutMs: storage.postgres.pool_wait_timeout,
+    });
+    let location = 'postgres (unparsable URL)';
+    try {
+      const u = new URL(url);
+      location = `postgres://${u.host}${u.pathname}`;
+    } catch {
+      // kept as is
+    }
+    return { store, scope, retention, location };
+  }
+  const path =
+    storage.sqlite.path !== undefined ? resolve(opts.cwd, storage.sqlite.path) : join(resolveDataDir(config.data_dir, opts.cwd), 'auth.db');
+  const { openSqliteHistoryStore } = await import('./sqlite.js');
+  return { store: openSqliteHistoryStore({ path }), scope, retention, location: path };
+}

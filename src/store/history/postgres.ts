@@ -1,0 +1,189 @@
+/**
+ * The served-revision history in PostgreSQL: the database of `authentication.storage.postgres`
+ * (replicas share it), its own tables (`history_events`, `history_schema_version`) and migrations
+ * under a transaction-scoped advisory lock, as the authentication store does.
+ *
+ * Recorded once per cluster: `record` takes a transaction-scoped advisory lock per scope and
+ * reference, reads the latest entry and writes only when it is not already the same event, so two
+ * replicas recording the same swap (a leader handing over, replicas restarting) write one row.
+ *
+ * Bounds: connecting, waiting for a pooled connection and each statement are limited (the
+ * `authentication.storage.postgres` timeouts); a failure rejects, nothing is retried here (the
+ * store logs it and serves on).
+ */
+import pg from 'pg';
+import { isUnavailable } from '../../auth/store/pg-failures.js';
+import { HISTORY_COLUMNS, cut, fromRow, problemsColumn, type RawHistoryRow } from './rows.js';
+import type { HistoryStore } from './types.js';
+
+/** Advisory lock keys: the migration's in the authentication store's bigint space ("vexil", then a purpose). */
+const LOCK_MIGRATE = 0x7665_7869_6c00_0201n;
+/** The record lock's first key (two-int space: then the hash of scope and reference); "vh" + a purpose. */
+const LOCK_RECORD = 0x7668_0202;
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE history_events (
+     seq BIGSERIAL PRIMARY KEY,
+     scope TEXT NOT NULL,
+     kind TEXT NOT NULL,
+     reference TEXT NOT NULL,
+     revision TEXT NOT NULL,
+     author TEXT,
+     message TEXT,
+     committed_at TEXT,
+     at TIMESTAMPTZ NOT NULL,
+     until TIMESTAMPTZ,
+     replaced_by TEXT,
+     problems TEXT,
+     problem_count INTEGER
+   );
+   CREATE INDEX history_events_reference_at ON history_events (scope, reference, at, seq);
+   CREATE INDEX history_events_scope_seq ON history_events (scope, seq);`,
+];
+
+export interface PostgresHistoryStoreOptions {
+  readonly url: string;
+  readonly maxConnections?: number;
+  readonly connectTimeoutMs: number;
+  readonly queryTimeoutMs: number;
+  readonly poolWaitTimeoutMs: number;
+}
+
+async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query('BEGIN');
+    const result = await fn(client);
+    await client.query('COMMIT');
+    client.release();
+    return result;
+  } catch (err) {
+    if (isUnavailable(err)) {
+      client.release(err as Error);
+    } else {
+      await client.query('ROLLBACK').then(
+        () => client.release(),
+        (e: Error) => client.release(e),
+      );
+    }
+    throw err;
+  }
+}
+
+// TIMESTAMPTZ columns read as epoch ms, so both stores decode the same way.
+const SELECT = HISTORY_COLUMNS.replace(/\bat\b/, '(extract(epoch from at) * 1000)::float8 AS at').replace(
+  /\buntil\b/,
+  '(extract(epoch from until) * 1000)::float8 AS until',
+);
+
+export async function openPostgresHistoryStore(opts: PostgresHistoryStoreOptions): Promise<HistoryStore> {
+  const { connectTimeoutMs, queryTimeoutMs } = opts;
+  class BoundedClient extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: opts.url,
+    max: opts.maxConnections ?? 4,
+    connectionTimeoutMillis: opts.poolWaitTimeoutMs,
+    query_timeout: queryTimeoutMs,
+    statement_timeout: queryTimeoutMs,
+    Client: BoundedClient,
+  });
+  pool.on('error', () => undefined);
+  try {
+    await migrate(pool);
+  } catch (err) {
+    await pool.end().catch(() => undefined);
+    throw err;
+  }
+
+  const OPEN = `(kind = 'served' AND until IS NULL)`;
+  let closed = false;
+  return {
+    kind: 'postgres',
+    async record(scope, e, retention) {
+      return inTransaction(pool, async (c) => {
+        await c.query('SELECT pg_advisory_xact_lock($1::int, hashtext($2))', [LOCK_RECORD, `${scope}\n${e.reference}`]);
+        const latest = await c.query<RawHistoryRow>(
+          `SELECT ${SELECT} FROM history_events WHERE scope = $1 AND reference = $2 AND kind = 'served' ORDER BY at DESC, seq DESC LIMIT 1`,
+          [scope, e.reference],
+        );
+        const served = latest.rows[0] !== undefined ? fromRow(latest.rows[0]) : undefined;
+        if (e.kind === 'served') {
+          if (served !== undefined && served.revision === e.revision && served.until === undefined) return false;
+          if (served !== undefined && served.until === undefined) {
+            await c.query('UPDATE history_events SET until = $1, replaced_by = $2 WHERE seq = $3', [new Date(e.at), e.revision, served.seq]);
+          }
+        } else {
+          const seen = await c.query(
+            `SELECT 1 FROM history_events WHERE scope = $1 AND reference = $2 AND kind = 'rejected' AND revision = $3 AND at >= $4 LIMIT 1`,
+            [scope, e.reference, e.revision, new Date(served?.at ?? 0)],
+          );
+          if ((seen.rowCount ?? 0) > 0) return false;
+        }
+        await c.query(
+          `INSERT INTO history_events (scope, kind, reference, revision, author, message, committed_at, at, problems, problem_count)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+          [scope, e.kind, e.reference, e.revision, cut(e.author), cut(e.message), e.committedAt ?? null, new Date(e.at), problemsColumn(e), e.problemCount ?? null],
+        );
+        await c.query(`DELETE FROM history_events WHERE scope = $1 AND at < $2 AND NOT ${OPEN}`, [scope, new Date(e.at - retention.maxAgeMs)]);
+        await c.query(
+          `DELETE FROM history_events WHERE scope = $1 AND NOT ${OPEN} AND seq <= (
+             SELECT seq FROM history_events WHERE scope = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)`,
+          [scope, retention.maxEntries],
+        );
+        return true;
+      });
+    },
+    async list(scope, q) {
+      const r = await pool.query<RawHistoryRow>(
+        `SELECT ${SELECT} FROM history_events
+         WHERE scope = $1 AND reference = $2
+           AND ($3::timestamptz IS NULL OR at >= $3) AND ($4::timestamptz IS NULL OR at < $4)
+           AND ($5::timestamptz IS NULL OR at < $5 OR (at = $5 AND seq < $6))
+         ORDER BY at DESC, seq DESC LIMIT $7`,
+        [
+          scope,
+          q.reference,
+          q.since !== undefined ? new Date(q.since) : null,
+          q.until !== undefined ? new Date(q.until) : null,
+          q.after !== undefined ? new Date(q.after.at) : null,
+          q.after?.seq ?? null,
+          q.limit + 1,
+        ],
+      );
+      return r.rows.map(fromRow);
+    },
+    async servedAt(scope, reference, at) {
+      const r = await pool.query<RawHistoryRow>(
+        `SELECT ${SELECT} FROM history_events
+         WHERE scope = $1 AND reference = $2 AND kind = 'served' AND at <= $3 AND (until IS NULL OR until > $3)
+         ORDER BY at DESC, seq DESC LIMIT 1`,
+        [scope, reference, new Date(at)],
+      );
+      return r.rows[0] !== undefined ? fromRow(r.rows[0]) : undefined;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+async function migrate(pool: pg.Pool): Promise<void> {
+  await inTransaction(pool, async (c) => {
+    await c.query('SELECT pg_advisory_xact_lock($1)', [LOCK_MIGRATE.toString()]);
+    await c.query('CREATE TABLE IF NOT EXISTS history_schema_version (version INTEGER NOT NULL)');
+    const r = await c.query<{ version: number }>('SELECT version FROM history_schema_version');
+    const current = r.rows[0]?.version ?? 0;
+    if (current > MIGRATIONS.length) {
+      throw new Error(`the history tables have schema version ${current}, newer than this vexil knows (${MIGRATIONS.length}); upgrade vexil`);
+    }
+    for (let v = current; v < MIGRATIONS.length; v++) await c.query(MIGRATIONS[v]!);
+    if (r.rows.length === 0) await c.query('INSERT INTO history_schema_version (version) VALUES ($1)', [MIGRATIONS.length]);
+    else if (current < MIGRATIONS.length) await c.query('UPDATE history_schema_version SET version = $1', [MIGRATIONS.length]);
+  });
+}
