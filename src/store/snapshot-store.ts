@@ -37,6 +37,7 @@
  * not confirmed for `maxStalenessMs` is reported `stale` (see /ready).
  */
 import { LOCAL_REFERENCE } from '../sources/local.js';
+import type { Snapshot } from '../model/snapshot.js';
 import type { Revision, Source } from '../sources/types.js';
 import { createAdmission } from './admission.js';
 import { createRevisionBuilder } from './build-revision.js';
@@ -53,6 +54,7 @@ import { createRefreshGate } from './refresh-gate.js';
 import { createRevisionEntry, type ServeOutcome } from './serve-revision.js';
 import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
+import { createServedChecks, type ServedCheckPolicy, type ServedChecks } from './served-checks.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
 
 export { formatProblem } from './refusals.js';
@@ -100,9 +102,12 @@ export interface SnapshotStoreOptions {
    * without it (the config schema holds the served default).
    */
   readonly referenceRemoval?: { readonly listings: number; readonly graceMs: number };
+  /** The policy the semantic checks of a reference run with (served-checks.ts); absent: the catalogue's severities. */
+  readonly checkPolicy?: (reference: string) => ServedCheckPolicy | undefined;
 }
 
 export interface ManagedSnapshotStore extends SnapshotStore {
+  checks(snapshot: Snapshot): Promise<ServedChecks>;
   /** First build of the default reference, then watch/poll. Throws InvalidStateError with located problems. */
   start(): Promise<void>;
   /** Look at the source now and rebuild what changed (serialized with every other build). */
@@ -225,6 +230,17 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     look: (only) => (only === undefined ? refresher.refresh() : refresher.refreshReferences(only)),
     nowMs: () => performance.now(), // monotonic: the bound holds across wall-clock steps
   });
+  const servedChecks = createServedChecks({
+    source,
+    refs,
+    queue,
+    parseCache,
+    now,
+    maxFileSize: opts.maxFileSize,
+    maxStateSize: opts.maxStateSize,
+    retryAfterMs,
+    ...(opts.checkPolicy !== undefined ? { policyFor: opts.checkPolicy } : {}),
+  });
   const entry = createRevisionEntry({ refs, builder, queue, polled, isClosed, nowMs });
   const status = createStoreStatus({ refs, polled, ...(opts.maxStalenessMs !== undefined ? { maxStalenessMs: opts.maxStalenessMs } : {}), nowMs });
 
@@ -260,6 +276,8 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     status(): RefStatus[] {
       return status.rows();
     },
+
+    checks: (snapshot) => servedChecks.of(snapshot),
 
     isPinned(ref: string) {
       return refs.get(refs.keyOf(ref))?.pinned === true;
