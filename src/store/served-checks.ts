@@ -16,7 +16,9 @@
 import { Code, VexilError } from '../errors.js';
 import type { Snapshot } from '../model/snapshot.js';
 import type { Revision, Source } from '../sources/types.js';
-import type { CheckOptions, LocatedCheck } from '../state/load.js';
+import type { LocatedCheck } from '../state/load.js';
+import { applySeverities } from '../state/policy/apply-severities.js';
+import type { Policy } from '../state/policy/policy-file.js';
 import type { BuildQueue } from './build-queue.js';
 import type { GenerationalParseCache } from './parse-cache.js';
 import { readState } from './read-state.js';
@@ -25,9 +27,6 @@ import { backendUnavailable } from './refusals.js';
 import type { ServedChecks } from './types.js';
 
 export type { ServedChecks } from './types.js';
-
-/** The policy-dependent part of the check options (CheckOptions without the clock). */
-export type ServedCheckPolicy = Omit<CheckOptions, 'today'>;
 
 export interface ServedChecksOptions {
   readonly source: Source;
@@ -39,8 +38,12 @@ export interface ServedChecksOptions {
   readonly maxStateSize: number;
   /** Retry-After (ms) of a refusal when the backend cannot be read. */
   readonly retryAfterMs: () => number;
-  /** The policy of a reference (its `.vexil/policy.yml`); undefined or absent: default severities. */
-  readonly policyFor?: (reference: string) => ServedCheckPolicy | undefined;
+  /**
+   * The policy file of a reference (its `.vexil/policy.yml`, read by the caller): its checks run
+   * and its `rules:` severities apply as in `vexil validate`. Absent or undefined: the catalogue's
+   * checks and severities.
+   */
+  readonly policyFor?: (reference: string) => Policy | undefined;
 }
 
 export interface ServedChecksTable {
@@ -62,6 +65,7 @@ export function createServedChecks(opts: ServedChecksOptions): ServedChecksTable
     const st = opts.refs.get(reference);
     const revision: Revision = st?.snapshot === snapshot && st.revision !== undefined ? st.revision : { id: snapshot.revision, ref: reference };
     const today = opts.now();
+    const policy = opts.policyFor?.(reference);
     let result;
     try {
       const fileSet = await opts.source.files(revision);
@@ -70,7 +74,6 @@ export function createServedChecks(opts: ServedChecksOptions): ServedChecksTable
           headers: { 'Retry-After': '1' },
         });
       }
-      const policy = opts.policyFor?.(reference);
       result = await readState(fileSet, {
         reference,
         now: today,
@@ -79,7 +82,7 @@ export function createServedChecks(opts: ServedChecksOptions): ServedChecksTable
         maxFileSize: opts.maxFileSize,
         maxStateSize: opts.maxStateSize,
         testContexts: false,
-        checks: { ...policy, today },
+        checks: { today, ...(policy !== undefined ? { policy } : {}), ...(policy?.timeProperties !== undefined ? { timeProperties: policy.timeProperties } : {}) },
       });
     } catch (err) {
       if (err instanceof VexilError) throw err;
@@ -88,7 +91,15 @@ export function createServedChecks(opts: ServedChecksOptions): ServedChecksTable
     if (result.snapshot === undefined) {
       throw new VexilError(Code.Internal, `revision ${snapshot.revision} of reference "${reference}" did not load again for its checks`);
     }
-    return { reference, revision: snapshot.revision, checkedAt: today.toISOString(), checks: result.checks ?? [] };
+    const checks = result.checks ?? [];
+    // applySeverities keeps each problem's other fields (it changes or drops, never rebuilds).
+    const severities = policy?.severities;
+    return {
+      reference,
+      revision: snapshot.revision,
+      checkedAt: today.toISOString(),
+      checks: severities !== undefined ? (applySeverities(checks, severities) as LocatedCheck[]) : checks,
+    };
   }
 
   return {

@@ -54,7 +54,8 @@ import { createRefreshGate } from './refresh-gate.js';
 import { createRevisionEntry, type ServeOutcome } from './serve-revision.js';
 import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
-import { createServedChecks, type ServedCheckPolicy, type ServedChecks } from './served-checks.js';
+import { createServedChecks, type ServedChecks } from './served-checks.js';
+import type { Policy } from '../state/policy/policy-file.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
 
 export { formatProblem } from './refusals.js';
@@ -102,8 +103,8 @@ export interface SnapshotStoreOptions {
    * without it (the config schema holds the served default).
    */
   readonly referenceRemoval?: { readonly listings: number; readonly graceMs: number };
-  /** The policy the semantic checks of a reference run with (served-checks.ts); absent: the catalogue's severities. */
-  readonly checkPolicy?: (reference: string) => ServedCheckPolicy | undefined;
+  /** The policy file the semantic checks of a reference run with (served-checks.ts); absent: the catalogue's checks and severities. */
+  readonly checkPolicy?: (reference: string) => Policy | undefined;
 }
 
 export interface ManagedSnapshotStore extends SnapshotStore {
