@@ -77,6 +77,8 @@ export function classifyRequest(method: string, rawPath: string): RequestScope {
     if (path === '/api/v1/batch-evaluate') return { public: false, section: 'management', namespace: { from: 'legacy-batch-body' }, self: false };
     // The diff spans namespaces (its `namespace` parameter is a filter, not a scope): unscoped tokens only.
     if (path === '/api/v1/diff') return { public: false, section: 'management', namespace: NONE, self: false };
+    // The checks of the whole state span namespaces (`namespace` is a filter); the namespaced form is scoped.
+    if (path === '/api/v1/checks') return { public: false, section: 'management', namespace: NONE, self: false };
     return { public: false, section: 'management', namespace: managementNamespace(segments), self: false };
   }
   if (path === '/evaluate/v1' || path.startsWith('/evaluate/v1/')) {

@@ -24,8 +24,9 @@ import type { Problem } from '../model/problem.js';
 import { schemaFindings } from './schema.js';
 import { selectFiles } from './select.js';
 import { checkDocuments } from './semantic.js';
-import { placeFindings } from './checks/place-findings.js';
+import { placeFindings, type PlacedFinding } from './checks/place-findings.js';
 import { runChecks, type CheckOptions } from './checks/run-checks.js';
+import { subjectOf, type LocatedCheck } from './checks/check-report.js';
 import type { RuleId } from './rules.js';
 
 export interface StateFile {
@@ -58,7 +59,7 @@ export interface LoadOptions {
 }
 
 export type { BuildCache };
-export type { CheckOptions };
+export type { CheckOptions, LocatedCheck };
 export type { ContentTable } from './intern.js';
 
 export interface ParseCache {
@@ -73,6 +74,11 @@ export interface LoadResult {
   readonly snapshot?: Snapshot;
   /** Every problem found (errors and warnings), sorted by file, line, column. */
   readonly problems: readonly Problem[];
+  /**
+   * With `checks` and a snapshot: the checks' reports among `problems`, each with what it
+   * concerns (namespace, flag or segment), sorted like `problems`.
+   */
+  readonly checks?: readonly LocatedCheck[];
 }
 
 /**
@@ -194,13 +200,21 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
   const checked = checkDocuments(docs, complete);
   mergeFindings(findings, checked.findings);
 
+  // The located reports of the checks (their findings are PlacedFindings: placeFindings keeps the report).
+  const checks: LocatedCheck[] = [];
   const located = () => {
     const out = [...problems];
+    checks.length = 0;
     for (const [path, list] of findings) {
       const parsed = parsedByFile.get(path)!;
       const decoded = decodeUtf8(parsed.file.bytes);
       const text = 'text' in decoded ? decoded.text : '';
-      out.push(...locateFindings(path, text, parsed.kind, list, positions?.get(path)));
+      const placed = locateFindings(path, text, parsed.kind, list, positions?.get(path));
+      out.push(...placed);
+      placed.forEach((p, i) => {
+        const report = (list[i] as Partial<PlacedFinding>).report;
+        if (report !== undefined) checks.push({ ...p, ...subjectOf(report) });
+      });
     }
     return out.sort(compareProblems);
   };
@@ -222,9 +236,10 @@ function loadUnsafe(files: readonly StateFile[], opts: LoadOptions): LoadResult 
   }
   if (opts.checks === undefined) return { snapshot: built.snapshot, problems: warnings };
   const reports = runChecks(built.snapshot, opts.checks);
-  if (reports.length === 0) return { snapshot: built.snapshot, problems: warnings };
+  if (reports.length === 0) return { snapshot: built.snapshot, problems: warnings, checks: [] };
   mergeFindings(findings, placeFindings(reports, checked.namespaces));
-  return { snapshot: built.snapshot, problems: located() };
+  const all = located();
+  return { snapshot: built.snapshot, problems: all, checks: checks.sort(compareProblems) };
 }
 
 function mergeFindings(into: FindingsByFile, from: FindingsByFile): void {

@@ -38,6 +38,7 @@
  * not confirmed for `maxStalenessMs` is reported `stale` (see /ready).
  */
 import { LOCAL_REFERENCE } from '../sources/local.js';
+import type { Snapshot } from '../model/snapshot.js';
 import type { Revision, Source } from '../sources/types.js';
 import { createAdmission } from './admission.js';
 import { createRevisionBuilder } from './build-revision.js';
@@ -55,6 +56,8 @@ import { createRevisionEntry, type ServeOutcome } from './serve-revision.js';
 import type { HistoryRecorder } from './history/recorder.js';
 import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
+import { createServedChecks, type ServedChecks } from './served-checks.js';
+import type { Policy } from '../state/policy/policy-file.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
 
 export { formatProblem } from './refusals.js';
@@ -104,9 +107,12 @@ export interface SnapshotStoreOptions {
   readonly referenceRemoval?: { readonly listings: number; readonly graceMs: number };
   /** Where served and rejected revisions are recorded (history/), before each swap is logged. */
   readonly history?: HistoryRecorder;
+  /** The policy file the semantic checks of a reference run with (served-checks.ts); absent: the catalogue's checks and severities. */
+  readonly checkPolicy?: (reference: string) => Policy | undefined;
 }
 
 export interface ManagedSnapshotStore extends SnapshotStore {
+  checks(snapshot: Snapshot): Promise<ServedChecks>;
   /** First build of the default reference, then watch/poll. Throws InvalidStateError with located problems. */
   start(): Promise<void>;
   /** Look at the source now and rebuild what changed (serialized with every other build). */
@@ -230,6 +236,17 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     look: (only) => (only === undefined ? refresher.refresh() : refresher.refreshReferences(only)),
     nowMs: () => performance.now(), // monotonic: the bound holds across wall-clock steps
   });
+  const servedChecks = createServedChecks({
+    source,
+    refs,
+    queue,
+    parseCache,
+    now,
+    maxFileSize: opts.maxFileSize,
+    maxStateSize: opts.maxStateSize,
+    retryAfterMs,
+    ...(opts.checkPolicy !== undefined ? { policyFor: opts.checkPolicy } : {}),
+  });
   const entry = createRevisionEntry({ refs, builder, queue, polled, isClosed, nowMs });
   const status = createStoreStatus({ refs, polled, ...(opts.maxStalenessMs !== undefined ? { maxStalenessMs: opts.maxStalenessMs } : {}), nowMs });
 
@@ -265,6 +282,8 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     status(): RefStatus[] {
       return status.rows();
     },
+
+    checks: (snapshot) => servedChecks.of(snapshot),
 
     isPinned(ref: string) {
       return refs.get(refs.keyOf(ref))?.pinned === true;

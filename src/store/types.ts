@@ -6,6 +6,7 @@
 import type { Snapshot } from '../model/snapshot.js';
 import type { ExcerptedProblem } from '../state/excerpt.js';
 import type { Revision } from '../sources/types.js';
+import type { LocatedCheck } from '../state/load.js';
 
 /** The subset of a pino logger the store uses. */
 export interface StoreLogger {
@@ -64,6 +65,17 @@ export type StoreEvent =
   /** The reference is no longer kept (idle, or gone from the source): its metric series go too. */
   | { readonly type: 'dropped'; readonly reference: string };
 
+/** The semantic checks of one served snapshot (served-checks.ts). */
+export interface ServedChecks {
+  readonly reference: string;
+  /** The revision id of the snapshot checked. */
+  readonly revision: string;
+  /** RFC 3339: the "today" the date-dependent checks were computed with. */
+  readonly checkedAt: string;
+  /** Sorted by file, line, column. */
+  readonly checks: readonly LocatedCheck[];
+}
+
 export interface SnapshotStore {
   /** The reference served when a request names none. */
   readonly defaultReference: string;
@@ -93,6 +105,11 @@ export interface SnapshotStore {
   tracks?(reference: string): boolean;
   /** Listen to swaps, rejections and errors (metrics, logs). Returns an unsubscribe function. */
   subscribe(listener: (event: StoreEvent) => void): () => void;
+  /**
+   * The semantic checks of a snapshot this store served (served-checks.ts): computed on first ask,
+   * off the evaluation path, and kept with the snapshot.
+   */
+  checks?(snapshot: Snapshot): Promise<ServedChecks>;
   /** Coordinated replicas only (cluster.coordination). */
   coordination?(): CoordinationStatus;
   close(): Promise<void>;

@@ -155,3 +155,26 @@ export interface BooleanEvaluation {
 export type ExplainResponse =
   | { flagKey: string; namespaceKey: string; flagType: 'VARIANT_FLAG_TYPE'; result: VariantEvaluation; explanation: VariantExplanation }
   | { flagKey: string; namespaceKey: string; flagType: 'BOOLEAN_FLAG_TYPE'; result: BooleanEvaluation; explanation: BooleanExplanation };
+
+/** One semantic check of `GET /api/v1/namespaces/{namespace}/checks` (docs/api/checks.md). */
+export interface Check {
+  rule: string;
+  severity: 'error' | 'warning' | 'info';
+  message: string;
+  hint: string;
+  file: string;
+  line: number;
+  column: number;
+  namespaceKey: string;
+  /** "" when the check is about a segment. */
+  flagKey: string;
+  /** "" when the check is about a flag. */
+  segmentKey: string;
+}
+
+export interface ChecksPage extends Page {
+  reference: string;
+  revision: string;
+  checkedAt: string;
+  checks: Check[];
+}

@@ -143,7 +143,7 @@ t.test('browse the flag state of a Git repository', async (t) => {
     t.match(stripe, /Name\s+Stripe/);
     t.match(stripe, '{\n  "currencies": [\n    "eur",\n    "chf"\n  ],\n  "fee": 1.4\n}', 'the attachment pretty-printed (keys as the API orders them)');
     t.match(await page.locator('li.variant', { hasText: 'adyen' }).innerText(), /Attachment\s+none/);
-    t.match(text, /Metadata\s+owner\s+payments-team/);
+    t.match(text, /Owner\s+payments-team\s+Lifecycle\s+not set/, 'the owner at the top (the lifecycle keys are not listed again under Metadata)');
     t.match(text, /Rule 1\s+Entities in segment eu\s+adyen 100 %/);
     t.match(text, /Rule 2\s+Entities in segment everyone\s+stripe 50 %\s+adyen 50 %/);
     await tab.checkpoint(t, 'ui-flag');

@@ -4,7 +4,7 @@
  * model it is about (a flag field, a rule, a rollout, a segment or one of its constraints, a
  * variant). place-findings.ts turns a place into a document path; tests read reports directly.
  */
-import type { Severity } from '../../model/problem.js';
+import type { Problem, Severity } from '../../model/problem.js';
 import type { Flag, Snapshot } from '../../model/snapshot.js';
 import { RULES, type RuleId } from '../rules.js';
 import type { Policy } from '../policy/policy-file.js';
@@ -28,6 +28,23 @@ export interface CheckReport {
   readonly place: CheckPlace;
   readonly message: string;
   readonly hint: string;
+}
+
+/**
+ * A located check report as the server and the UI show it: the problem (rule, severity, file,
+ * line, column, message, hint) and what it concerns, so a page can pick the checks of one flag.
+ * `flag` for a report about a flag or its rules, rollouts, variants or metadata; `segment` for one
+ * about a segment or its constraints.
+ */
+export interface LocatedCheck extends Problem {
+  readonly namespace: string;
+  readonly flag?: string;
+  readonly segment?: string;
+}
+
+/** What a report concerns (LocatedCheck's namespace, flag, segment). */
+export function subjectOf(report: CheckReport): { namespace: string; flag?: string; segment?: string } {
+  return report.place.kind === 'segment' ? { namespace: report.namespace, segment: report.place.segment } : { namespace: report.namespace, flag: report.place.flag };
 }
 
 export interface CheckOptions {

@@ -3,21 +3,28 @@
  * the declarations the semantic pass recorded (semantic.ts NamespaceIndex: the document and index
  * of each flag and segment). A valid state declares each key once, and rules, rollouts,
  * variants and constraints keep their declared positions in the snapshot, so the path is exact.
+ * Each finding keeps the report it came from, so load.ts can say what a located one concerns.
  */
-import type { Finding, FindingsByFile, PathSegment } from '../finding.js';
-import { addFinding } from '../finding.js';
+import type { Finding, PathSegment } from '../finding.js';
 import type { NamespaceIndex } from '../semantic.js';
 import type { CheckPlace, CheckReport } from './check-report.js';
 
-export function placeFindings(reports: readonly CheckReport[], namespaces: ReadonlyMap<string, NamespaceIndex>): FindingsByFile {
-  const out: FindingsByFile = new Map();
+/** A finding of a check report, with the report. */
+export interface PlacedFinding extends Finding {
+  readonly report: CheckReport;
+}
+
+export function placeFindings(reports: readonly CheckReport[], namespaces: ReadonlyMap<string, NamespaceIndex>): Map<string, PlacedFinding[]> {
+  const out = new Map<string, PlacedFinding[]>();
   for (const r of reports) {
     const ns = namespaces.get(r.namespace);
     if (ns === undefined) continue;
     const placed = pathOf(r.place, ns);
     if (placed === undefined) continue;
-    const f: Finding = { severity: r.severity, rule: r.rule, message: r.message, hint: r.hint, doc: placed.doc, path: placed.path, ...(placed.at ? { at: placed.at } : {}) };
-    addFinding(out, placed.file, f);
+    const f: PlacedFinding = { severity: r.severity, rule: r.rule, message: r.message, hint: r.hint, doc: placed.doc, path: placed.path, ...(placed.at ? { at: placed.at } : {}), report: r };
+    const list = out.get(placed.file);
+    if (list) list.push(f);
+    else out.set(placed.file, [f]);
   }
   return out;
 }

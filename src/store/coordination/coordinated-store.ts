@@ -18,6 +18,7 @@ export function coordinatedStore(store: SnapshotStore, coordinator: Coordinator)
     requestRefresh: (references) => coordinator.requestRefresh(references),
     ...(store.tracks !== undefined ? { tracks: (reference: string) => store.tracks!(reference) } : {}),
     isPinned: (ref) => store.isPinned(ref),
+    ...(store.checks !== undefined ? { checks: (snapshot: Parameters<NonNullable<SnapshotStore['checks']>>[0]) => store.checks!(snapshot) } : {}),
     subscribe: (listener) => store.subscribe(listener),
     coordination: () => coordinator.status(),
     async close() {

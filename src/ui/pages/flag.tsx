@@ -1,8 +1,11 @@
 /**
  * One flag: what it is (name, key, type, state, description), its variants with their attachments,
- * default variant and metadata; then how it decides: a variant flag's rules in rank order (segments
- * and distributions drawn as bars, each with its text equivalent), a boolean flag's rollouts in
- * order down to what everyone else gets. Three reads: the flag, its rules, its rollouts.
+ * default variant and metadata; near the top its lifecycle (owner, temporary or permanent, expires,
+ * and how long ago a past date ran out) and the semantic checks that concern it (its own and those
+ * of the segments it uses, the ones `vexil validate` reports); then how it decides: a variant flag's
+ * rules in rank order (segments and distributions drawn as bars, each with its text equivalent), a
+ * boolean flag's rollouts in order down to what everyone else gets. Four reads: the flag, its
+ * rules, its rollouts, its checks.
  */
 import { Fragment } from 'preact';
 import { withQuery } from '../api.js';
@@ -11,11 +14,13 @@ import { PageTitle } from '../components/page-title.js';
 import { ErrorBox, Loading } from '../components/status-line.js';
 import { useApp } from '../context.js';
 import { distributionBar, percentText } from '../lib/distribution-bars.js';
+import { bySeverity, locationText } from '../lib/check-text.js';
 import { flagTypeLabel, prettyJson } from '../lib/format.js';
+import { lifecycleView } from '../lib/lifecycle-text.js';
 import { paths } from '../lib/routes.js';
 import { everyoneElseText, operatorWord, rolloutText, segmentKeysOf, segmentSetText, type SegmentSetLike } from '../lib/rule-text.js';
 import { Link } from '../router.js';
-import type { Flag, Rollout, Rule, Variant } from '../types.js';
+import type { Check, ChecksPage, Flag, Rollout, Rule, Variant } from '../types.js';
 import { useApi } from '../use-api.js';
 
 /** Colour class of a variant, the same in every rule of the flag (styles.css: .c0 … .c5). */
@@ -164,6 +169,76 @@ function RolloutsView({ flag, rollouts, namespace }: { flag: Flag; rollouts: Rol
   );
 }
 
+/** The lifecycle keys shown apart from the other metadata. */
+const LIFECYCLE_KEYS = new Set(['owner', 'lifecycle', 'expires']);
+
+function LifecycleView({ flag }: { flag: Flag }) {
+  const view = lifecycleView(flag.metadata, Date.now());
+  return (
+    <dl class="props lifecycle" aria-label="Lifecycle">
+      <dt>Owner</dt>
+      <dd>{view.owner ?? <span class="muted">not set</span>}</dd>
+      <dt>Lifecycle</dt>
+      <dd>{view.lifecycle ?? <span class="muted">not set</span>}</dd>
+      <dt>Expires</dt>
+      <dd>
+        {view.expires === undefined ? (
+          <span class="muted">not set</span>
+        ) : (
+          <>
+            {view.expires}
+            {view.expired !== undefined && <span class="badge bad">{view.expired}</span>}
+          </>
+        )}
+      </dd>
+    </dl>
+  );
+}
+
+function CheckItem({ check: c, namespace }: { check: Check; namespace: string }) {
+  const { reference } = useApp();
+  return (
+    <li class="problem">
+      <p>
+        <span class={c.severity === 'error' ? 'badge bad' : c.severity === 'warning' ? 'badge off' : 'badge'}>{c.severity}</span>{' '}
+        <code class="rule">{c.rule}</code>
+      </p>
+      <p class="problem-message">{c.message}</p>
+      {c.segmentKey !== '' && (
+        <p class="muted">
+          About segment <Link href={paths.segment(namespace, c.segmentKey, reference)}>{c.segmentKey}</Link>, which this flag uses.
+        </p>
+      )}
+      {c.hint !== '' && <p class="muted">Hint: {c.hint}</p>}
+      <p class="muted">
+        At <code class="location">{locationText(c)}</code>
+      </p>
+    </li>
+  );
+}
+
+function ChecksView({ namespace, flagKey }: { namespace: string; flagKey: string }) {
+  const { reference } = useApp();
+  const res = useApi<ChecksPage>(withQuery(`/api/v1/namespaces/${encodeURIComponent(namespace)}/checks`, { reference, flag: flagKey }));
+  return (
+    <section aria-labelledby="checks-heading">
+      <h2 id="checks-heading">Checks</h2>
+      {res.state === 'loading' && <Loading what="the checks" />}
+      {res.state === 'error' && <ErrorBox error={res.error} />}
+      {res.state === 'ok' &&
+        (res.data.checks.length === 0 ? (
+          <p class="muted">No check concerns this flag.</p>
+        ) : (
+          <ul class="problems checks">
+            {bySeverity(res.data.checks).map((c, i) => (
+              <CheckItem key={`${i}-${c.rule}`} check={c} namespace={namespace} />
+            ))}
+          </ul>
+        ))}
+    </section>
+  );
+}
+
 export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: string }) {
   const { reference } = useApp();
   const base = `/api/v1/namespaces/${encodeURIComponent(namespace)}/flags/${encodeURIComponent(flagKey)}`;
@@ -175,7 +250,7 @@ export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: s
   const flag = flagRes.state === 'ok' ? flagRes.data : undefined;
   const isBoolean = flag?.type === 'BOOLEAN_FLAG_TYPE';
   const decisions = isBoolean ? rolloutsRes : rulesRes;
-  const metadata = Object.entries(flag?.metadata ?? {});
+  const metadata = Object.entries(flag?.metadata ?? {}).filter(([k]) => !LIFECYCLE_KEYS.has(k));
 
   return (
     <>
@@ -194,6 +269,8 @@ export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: s
           <p>
             <Link href={paths.console({ ref: reference, namespace, flag: flag.key })}>Try it in the console</Link>
           </p>
+          <LifecycleView flag={flag} />
+          <ChecksView namespace={namespace} flagKey={flag.key} />
 
           {!isBoolean && (
             <section aria-labelledby="variants-heading">

@@ -1,7 +1,9 @@
 /**
  * The flags of a namespace: search (key, name, description), type and enabled filters, 50 per
  * page. The whole list is read once (`limit=0`) and filtered in the browser; the filters live in
- * the address (replaced, not pushed, while typing) so a filtered list can be shared.
+ * the address (replaced, not pushed, while typing) so a filtered list can be shared. A flag with
+ * errors or warnings from the semantic checks has a badge saying how many (the namespace's checks
+ * read once; the list shows without them while they load or when they cannot be read).
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
@@ -10,11 +12,12 @@ import { PageTitle } from '../components/page-title.js';
 import { Pager } from '../components/pager.js';
 import { ErrorBox, Loading } from '../components/status-line.js';
 import { useApp } from '../context.js';
+import { type CheckCount, countByFlag, countText } from '../lib/check-text.js';
 import { type FlagFilter, filterFlags, indexFlags, pageOf, parseFilter } from '../lib/flag-list.js';
 import { flagTypeLabel } from '../lib/format.js';
 import { paths } from '../lib/routes.js';
 import { Link, useLocation } from '../router.js';
-import type { Flag, Page } from '../types.js';
+import type { ChecksPage, Flag, Page } from '../types.js';
 import { useApi } from '../use-api.js';
 
 function filterAddress(namespace: string, ref: string | undefined, f: FlagFilter, page: number): string {
@@ -30,6 +33,8 @@ export function FlagsPage({ namespace }: { namespace: string }) {
   const { reference } = useApp();
   const loc = useLocation();
   const res = useApi<Page & { flags: Flag[] }>(withQuery(`/api/v1/namespaces/${encodeURIComponent(namespace)}/flags`, { reference, limit: 0 }));
+  const checksRes = useApi<ChecksPage>(withQuery(`/api/v1/namespaces/${encodeURIComponent(namespace)}/checks`, { reference }));
+  const counts = useMemo(() => (checksRes.state === 'ok' ? countByFlag(checksRes.data.checks) : new Map<string, CheckCount>()), [checksRes]);
   const [filter, setFilter] = useState<FlagFilter>(() => parseFilter(loc.query));
   const [page, setPage] = useState(() => Number(loc.query.get('page') ?? '1') || 1);
 
@@ -112,6 +117,12 @@ export function FlagsPage({ namespace }: { namespace: string }) {
                       <td>{flagTypeLabel(f.type)}</td>
                       <td>
                         <span class={f.enabled ? 'badge on' : 'badge off'}>{f.enabled ? 'enabled' : 'disabled'}</span>
+                        {counts.has(f.key) && (
+                          <>
+                            {' '}
+                            <span class={counts.get(f.key)!.errors > 0 ? 'badge bad' : 'badge off'}>{countText(counts.get(f.key))}</span>
+                          </>
+                        )}
                       </td>
                     </tr>
                   ))}
