@@ -175,14 +175,14 @@ function impactFindings(d: SnapshotDiff, limit: number, impact: ImpactReport | u
     const share = `${round(f.ratio * 100)}%`;
     out.push(finding('guard.max-impact-share', {
       namespace: f.namespace, flag: f.flag, side: 'head',
-      message: `flag \`${f.namespace}/${f.flag}\`: the outcome changes for ${f.changed} of ${f.evaluated} sample entities (${share}); the policy allows at most ${round(limit * 100)}% (guards.max_impact_share)`,
+      message: `flag \`${f.namespace}/${f.flag}\`: the outcome changes for ${f.changed.toLocaleString('en-US')} of ${f.evaluated.toLocaleString('en-US')} sample entities (${share}); the policy allows at most ${round(limit * 100)}% (guards.max_impact_share)`,
     }));
   }
   const gaps: string[] = [];
   if (impact.omittedFlags > 0) gaps.push(`${impact.omittedFlags} flag(s) beyond the impact preview's limits are not measured`);
   if (impact.sample.entities === 0 && impact.flags.length > 0) gaps.push('the sample has no entity');
   else if (impact.sample.source === 'synthetic' && impact.sample.contexts === 0 && impact.flags.length > 0) {
-    gaps.push(`the ${impact.sample.entities} synthetic entities have an empty context because the head state has no flag test contexts, so rules and rollouts behind constraints are not reached`);
+    gaps.push(`the ${impact.sample.entities.toLocaleString('en-US')} synthetic entities have an empty context because the head state has no flag test contexts, so rules and rollouts behind constraints are not reached`);
   }
   if (gaps.length > 0) out.push(finding('guard.impact.unmeasured', { side: 'head', message: `guards.max_impact_share is measured in part only: ${gaps.join('; ')}` }));
 }

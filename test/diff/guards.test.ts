@@ -123,7 +123,7 @@ t.test('max_impact_share: per flag, against the share of sample entities that ch
   t.same(evaluateGuards(d, guards({ maxImpactShare: ratio }), i), [], 'near miss: a share equal to the limit');
   const f = evaluateGuards(d, guards({ maxImpactShare: ratio - 0.001 }), i);
   t.same(rules(f), ['guard.max-impact-share']);
-  t.match(f[0]!.message, new RegExp(`the outcome changes for ${i.flags[0]!.changed} of 2000 sample entities`));
+  t.match(f[0]!.message, new RegExp(`the outcome changes for ${i.flags[0]!.changed.toLocaleString("en-US")} of 2,000 sample entities`));
 });
 
 t.test('max_impact_share unmeasured: no sample, or no test contexts, is said (information)', async (t) => {
