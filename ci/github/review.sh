@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The steps of the vexil GitHub Action (action.yml at the repository root runs this file): validate
-# the state, run its flag tests, diff it against the pull request's base branch with the impact
-# preview, then write the one review comment (and the job summary) with `vexil comment`. Each
+# the state (with the policy's guards on the change from the pull request's base branch), run its
+# flag tests, diff it against the base branch with the impact preview, then write the one review comment (and the job summary) with `vexil comment`. Each
 # command writes JSON into a folder of the runner's temp space; `vexil comment` reads them. The job
-# fails when validation or the flag tests fail; a comment the token may not write (a pull request
+# fails when validation (a failed guard included) or the flag tests fail; a comment the token may not write (a pull request
 # from a fork has a read-only token) is a warning, and the job summary is written regardless.
 #
 # Inputs (environment): VEXIL (the command that runs vexil: action.yml builds it from the action's
@@ -22,9 +22,19 @@ rm -f "$out"/*.json
 strict=()
 [ "${STRICT:-false}" = "true" ] && strict=(--strict)
 
+# The base branch first: validation judges the change against it by the policy's guards (--base).
+base="${BASE_REF:-${GITHUB_BASE_REF:-}}"
+guards=()
+if [ -n "$base" ]; then
+  if ! git rev-parse --verify -q "origin/$base^{commit}" >/dev/null; then
+    git fetch --no-tags --depth=1 origin "+refs/heads/$base:refs/remotes/origin/$base"
+  fi
+  guards=(--base "origin/$base")
+fi
+
 echo "::group::vexil validate $state"
-vexil validate "$state" --format github "${strict[@]}" || true
-vexil validate "$state" --format json "${strict[@]}" >"$out/validate.json" && validated=0 || validated=$?
+vexil validate "$state" --format github "${strict[@]}" "${guards[@]}" || true
+vexil validate "$state" --format json "${strict[@]}" "${guards[@]}" >"$out/validate.json" && validated=0 || validated=$?
 echo "::endgroup::"
 
 echo "::group::vexil test $state"
@@ -36,12 +46,8 @@ fi
 echo "::endgroup::"
 
 diff=()
-base="${BASE_REF:-${GITHUB_BASE_REF:-}}"
 if [ -n "$base" ]; then
   echo "::group::vexil diff origin/$base HEAD"
-  if ! git rev-parse --verify -q "origin/$base^{commit}" >/dev/null; then
-    git fetch --no-tags --depth=1 origin "+refs/heads/$base:refs/remotes/origin/$base"
-  fi
   directory=()
   [ "$state" != "." ] && directory=(--directory "$state")
   if vexil diff --repo . "${directory[@]}" --format json --impact "${IMPACT:-10000}" "origin/$base" HEAD >"$out/diff.json"; then

@@ -20,6 +20,8 @@ export interface LocalState {
   readonly problems: readonly Problem[];
   /** Every file of the folder (state files or not), by path relative to the folder. */
   readonly files: readonly SourceFile[];
+  /** The state files the index selected, by path relative to the folder. */
+  readonly stateFiles: readonly string[];
   /** Lines of a file by display path, to quote offending lines. */
   lines(displayFile: string): Promise<readonly string[] | undefined>;
 }
@@ -38,6 +40,7 @@ export async function loadLocalState(dir: string, cwd: string): Promise<LocalSta
     ...(result.snapshot !== undefined ? { snapshot: result.snapshot } : {}),
     problems: result.problems.map((p) => ({ ...p, file: displayPath(display, p.file) })),
     files: fileSet.files,
+    stateFiles: result.files,
     async lines(file) {
       const f = byDisplay.get(file);
       if (f === undefined) return undefined;

@@ -56,7 +56,7 @@ the initial state is invalid (the located problems are printed on stderr).
 `;
 
 export const VALIDATE_USAGE = `Usage: vexil validate [PATH...] [--format text|json|github|sarif] [--strict] [--no-checks]
-                      [--policy FILE]
+                      [--policy FILE] [--base REV [--repo PATH]]
 
 Checks flag state the way "vexil serve" loads it and reports every problem with
 its file, line and column. Each PATH is a state folder (its index file
@@ -74,10 +74,17 @@ Options:
       --strict      Fail on warnings too (information never fails)
       --no-checks   Skip the semantic checks
       --policy FILE The policy file (rule severities, required metadata, key
-                    patterns); default: .vexil/policy.yml in each state folder
+                    patterns, guards); default: .vexil/policy.yml in each state folder
+      --base REV    Also check the policy's guards on the change from the state
+                    at Git revision REV to the folder (one folder only). The
+                    guards' policy: --policy FILE, else REV's .vexil/policy.yml,
+                    else the folder's (a change cannot loosen its own guards)
+      --repo PATH   The Git repository holding REV (default: the one the folder
+                    is in); the folder's path in it locates the state at REV
   -h, --help        Show this help
 
-Exit status: 0 valid, 1 invalid (or warnings with --strict), 2 usage error.
+Exit status: 0 valid, 1 invalid, a guard failed (or warnings with --strict),
+2 usage error.
 `;
 
 export const EVALUATE_USAGE = `Usage: vexil evaluate --flag KEY --entity ID [--namespace NS] [--context KEY=VALUE...]
@@ -174,6 +181,7 @@ credentials refused, registry unreachable, digest mismatch), 2 usage error.
 
 export const DIFF_USAGE = `Usage: vexil diff BASE HEAD [--repo PATH [--directory DIR]] [--format text|json|markdown]
                   [--impact N] [--contexts FILE] [--namespace NS] [--fail-on-change]
+                  [--policy | --policy=FILE]
 
 Compares two flag states and lists what changed, per namespace: flags and
 segments added, removed and changed, each change in words (enabled toggled,
@@ -201,11 +209,16 @@ Options:
                            line (at most 100000 lines of 64 KiB): the sample
   -n, --namespace NS     Only this namespace
       --fail-on-change   Exit 1 when anything changed (CI gates)
+      --policy           Judge the change by the guards of BASE's
+                           .vexil/policy.yml (HEAD's when BASE has none):
+                           largest rollout move, protected flags, largest
+                           share of entities whose outcome changes
+      --policy=FILE      The same with the guards of FILE
   -h, --help             Show this help
 
-Exit status: 0 compared (changed or not), 1 a side is invalid or, with
---fail-on-change, something changed; 2 usage error (also an unreadable or
-malformed contexts file).
+Exit status: 0 compared (changed or not), 1 a side or the policy is invalid,
+a guard failed or, with --fail-on-change, something changed; 2 usage error
+(also an unreadable or malformed contexts file).
 `;
 
 export const STALE_USAGE = `Usage: vexil stale [DIR] [--repo PATH [--rev REV] [--max-commits N]] [--code DIR]

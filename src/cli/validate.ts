@@ -5,6 +5,8 @@
  * "today" taken from the clock here. Each folder is one state; files named directly are checked
  * together as one state. `--strict` fails on warnings too (information never fails). The policy
  * file (`--policy`, else a folder's `.vexil/policy.yml`) adds its checks and sets rule severities.
+ * `--base REV [--repo PATH]` also judges the change from that revision to the folder by the
+ * policy's guards (validate-guards.ts), reported as problems (`guard.*`) like the others.
  */
 import { createHash } from 'node:crypto';
 import { open, stat } from 'node:fs/promises';
@@ -22,6 +24,7 @@ import { UsageError, VALIDATE_USAGE } from './usage.js';
 import { defaultPolicyPath, loadPolicyFile, type PolicyFile } from './policy-file.js';
 import { applySeverities } from '../state/policy/apply-severities.js';
 import type { Policy } from '../state/policy/policy-file.js';
+import { checkGuards } from './validate-guards.js';
 
 interface Checked {
   readonly problems: Problem[];
@@ -39,6 +42,8 @@ export async function runValidate(args: readonly string[], io: CliIO): Promise<n
         strict: { type: 'boolean', default: false },
         checks: { type: 'boolean', default: true },
         policy: { type: 'string' },
+        base: { type: 'string' },
+        repo: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: true,
@@ -59,6 +64,11 @@ export async function runValidate(args: readonly string[], io: CliIO): Promise<n
     const st = await stat(resolve(io.cwd, p)).catch(() => undefined);
     if (st === undefined) throw new UsageError(`no such file or folder: ${p}`, VALIDATE_USAGE);
     (st.isDirectory() ? folders : files).push(p);
+  }
+
+  if (parsed.values.repo !== undefined && parsed.values.base === undefined) throw new UsageError('--repo goes with --base', VALIDATE_USAGE);
+  if (parsed.values.base !== undefined && (folders.length !== 1 || files.length > 0)) {
+    throw new UsageError('--base compares one state folder with the base revision: give exactly one folder', VALIDATE_USAGE);
   }
 
   const today = new Date();
@@ -89,6 +99,9 @@ export async function runValidate(args: readonly string[], io: CliIO): Promise<n
   if (files.length > 0) {
     const policy = (await policyFor(undefined))?.policy;
     checks.push(withSeverities(await checkFiles(files, io.cwd, optionsFor(policy)), policy));
+  }
+  if (parsed.values.base !== undefined) {
+    checks.push({ fileCount: 0, ...(await checkGuards({ folder: folders[0]!, base: parsed.values.base, repo: parsed.values.repo, cwd: io.cwd, given, io })) });
   }
   checks.push({ problems: policyProblems, fileCount: 0, texts: policyTexts });
 
@@ -138,7 +151,7 @@ async function checkFolder(folder: string, cwd: string, checks: CheckOptions | u
   const rev = (await source.refs()).get(LOCAL_REFERENCE);
   if (rev === undefined) throw new Error(`no state in ${folder}`);
   const fileSet = await source.files(rev);
-  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, testContexts: false, ...limits, ...(checks !== undefined ? { checks } : {}) });
+  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, testContexts: false, policy: false, ...limits, ...(checks !== undefined ? { checks } : {}) });
   const texts = new Map<string, () => Promise<string | undefined>>();
   for (const f of fileSet.files) {
     texts.set(displayPath(folder, f.path), async () => new TextDecoder().decode(await f.bytes()));

@@ -160,7 +160,35 @@ export interface ImpactReport {
   readonly omittedFlags: number;
 }
 
-/** What the API answers and `vexil diff --format json` prints: the diff, and the impact when asked. */
+/**
+ * One finding of the policy's guards on the change (guards.ts), as a problem: located at the flag's
+ * declaration by the CLI (`file` '' and `line`/`column` 0 when it has no place, and always in the
+ * API's answer, which has snapshots and no files), with the namespace and flag it is about.
+ */
+export interface GuardProblem {
+  readonly severity: 'error' | 'warning' | 'info';
+  readonly rule: string;
+  readonly namespace?: string;
+  readonly flag?: string;
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  readonly message: string;
+  readonly hint?: string;
+}
+
+export interface GuardReport {
+  /** The policy file whose guards were evaluated, as shown (`.vexil/policy.yml` of a side, or the file given). */
+  readonly policy: string;
+  /** Which side's policy file governs (`option`: the file given to the CLI). */
+  readonly from: 'base' | 'head' | 'option';
+  /** Whether a finding is an error: the change fails its guards. */
+  readonly failed: boolean;
+  readonly findings: readonly GuardProblem[];
+}
+
+/** What the API answers and `vexil diff --format json` prints: the diff, the impact and the guards when asked. */
 export interface DiffReport extends SnapshotDiff {
   readonly impact?: ImpactReport;
+  readonly guards?: GuardReport;
 }

@@ -129,6 +129,13 @@ export const RULES = {
   'policy.metadata.pattern': { severity: 'error', meaning: "a value of a flag's `metadata` does not match the policy file's pattern for its key (`metadata.patterns`)", hint: 'change the value to match the pattern given in the message' },
   'policy.key.pattern': { severity: 'error', meaning: "a flag or segment key does not match the policy file's key pattern (`keys.flag`, `keys.segment`)", hint: 'rename the key to match the pattern given in the message (and update its uses)' },
 
+  // Guards on the change between a base and a head state (`guards` of the policy file): src/diff/guards.ts,
+  // `vexil validate --base`, `vexil diff --policy`, `GET /api/v1/diff?policy=true`.
+  'guard.max-rollout-change': { severity: 'error', meaning: "a change moves a rule's distribution or a threshold rollout's percentage by more percentage points than `guards.max_rollout_change` (an added rule or threshold rollout counts from 0, a removed one to 0)", hint: 'make the change in smaller steps (one pull request per step), or raise guards.max_rollout_change in the base branch\'s policy first' },
+  'guard.protected': { severity: 'error', meaning: 'a change deletes or disables a flag that `guards.protected` protects, or deletes its namespace', hint: 'keep the flag (and keep it enabled); to retire it, first remove it from guards.protected in the base branch\'s policy' },
+  'guard.max-impact-share': { severity: 'error', meaning: "a change alters one flag's outcome for a larger share of the impact preview's sample entities than `guards.max_impact_share`", hint: 'roll the change out in smaller steps, or raise guards.max_impact_share in the base branch\'s policy first' },
+  'guard.impact.unmeasured': { severity: 'info', meaning: '`guards.max_impact_share` is not measured in full: no impact sample was taken, flags lie beyond the impact preview\'s limits, or the sample has no flag test contexts (every entity has an empty context, so rules behind constraints are not reached)', hint: 'add flag test files whose contexts reach the rules (they become the sample), or pass a sample with --contexts' },
+
   // Faults of vexil itself.
   'internal.error': { severity: 'error', meaning: 'loading failed on a bug of vexil, not on the state', hint: 'please report this with the state files that trigger it' },
 } as const satisfies Record<string, RuleEntry>;

@@ -20,6 +20,7 @@ import { INDEX_FILE_NAMES, UNREAD, load, loadIfCached, parseCacheKey, selectStat
 import type { Problem } from '../model/problem.js';
 import { FileRefusedError, stateTooLarge, tooLarge } from '../sources/file-refused.js';
 import { SourceReadError } from '../sources/source-read-error.js';
+import { keepStatePolicy, readStatePolicy } from './state-policy.js';
 import { keepTestContexts, readTestContexts } from './test-contexts.js';
 import type { FileSet, SourceFile } from '../sources/types.js';
 
@@ -40,6 +41,11 @@ export interface ReadStateOptions {
    * diff's impact preview (test-contexts.ts; default true). Commands that never diff skip reading them.
    */
   readonly testContexts?: boolean;
+  /**
+   * Whether an accepted snapshot keeps the revision's policy file (`.vexil/policy.yml`, parsed) for
+   * the guards on a change (state-policy.ts; default true).
+   */
+  readonly policy?: boolean;
   /** Semantic checks to run on a state that builds (LoadOptions.checks). */
   readonly checks?: LoadOptions['checks'];
 }
@@ -150,6 +156,8 @@ export async function readState(fileSet: FileSet, opts: ReadStateOptions): Promi
   }
   // Bounded (test-contexts.ts); a test file never decides whether the state is accepted.
   if (result.snapshot !== undefined && opts.testContexts !== false) keepTestContexts(result.snapshot, await readTestContexts(fileSet.files));
+  // Bounded (state-policy.ts); the policy never decides whether the state is accepted.
+  if (result.snapshot !== undefined && opts.policy !== false) keepStatePolicy(result.snapshot, await readStatePolicy(fileSet.files));
   const files = selection.paths;
   if (problems.length === 0) return withTexts({ ...result, files });
 

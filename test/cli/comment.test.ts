@@ -233,11 +233,11 @@ t.test('a missing or foreign input is said in the comment; a huge diff is cut un
   // A guard on the change (as `vexil validate --base` reports one) is listed first, under its own heading.
   writeFileSync(join(dir, 'guards.json'), JSON.stringify([
     { severity: 'warning', rule: 'segment.unused', file: 'features.yml', line: 3, column: 5, message: 'segment `old` is used by no flag' },
-    { severity: 'error', rule: 'guard.max_rollout_change', file: 'features.yml', line: 12, column: 7, message: 'rollout of flag `checkout` moves 40 points (at most 20)' },
+    { severity: 'error', rule: 'guard.max-rollout-change', file: 'features.yml', line: 12, column: 7, message: 'rollout of flag `checkout` moves 40 points (at most 20)' },
   ]));
   const g = await vexil(['comment', '--dry-run', '--validate', join(dir, 'guards.json')]);
   t.match(g.stdout, /\| Validation \| ⚠️ 0 errors, 1 warning \|\n\| Guards on the change \| ❌ 1 guard failed \|\n/);
-  t.match(g.stdout, /### Guards that failed\n\n- ❌ `features\.yml:12:7` \*\*guard\.max\\_rollout\\_change\*\*: rollout of flag \\`checkout\\` moves 40 points \(at most 20\)\n\n### Warnings\n/);
+  t.match(g.stdout, /### Guards that failed\n\n- ❌ `features\.yml:12:7` \*\*guard\.max-rollout-change\*\*: rollout of flag \\`checkout\\` moves 40 points \(at most 20\)\n\n### Warnings\n/);
 
   // 800 changed flags with their impact (the stored diff's namespaces forty times): far beyond one comment.
   const stored = JSON.parse(readFileSync(join(REPO, 'fixtures/diff/generated-2000-impact-10000.json'), 'utf8')) as { namespaces: { key: string }[]; impact: { flags: { namespace: string }[] } };

@@ -36,7 +36,7 @@ t.test('each command has its help, two ways', async (t) => {
     }
   }
   const v = await runCli(['help', 'validate']);
-  t.match(v.stdout, /Exit status: 0 valid, 1 invalid \(or warnings with --strict\), 2 usage error/);
+  t.match(v.stdout, /Exit status: 0 valid, 1 invalid, a guard failed \(or warnings with --strict\),\n2 usage error/);
 });
 
 t.test('usage errors exit 2 with the usage on stderr', async (t) => {

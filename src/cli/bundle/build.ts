@@ -37,7 +37,7 @@ export async function buildCommand(opts: BuildOptions, io: CliIO): Promise<numbe
   const rev = (await source.refs()).get(LOCAL_REFERENCE);
   if (rev === undefined) throw new Error(`no state in ${display}`);
   const fileSet = readOnce(await source.files(rev));
-  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, maxFileSize: opts.maxFileSize, maxStateSize: opts.maxStateSize, testContexts: false });
+  const result = await readState(fileSet, { reference: LOCAL_REFERENCE, maxFileSize: opts.maxFileSize, maxStateSize: opts.maxStateSize, testContexts: false, policy: false });
 
   const problems = result.problems.map((p) => ({ ...p, file: displayPath(display, p.file) }));
   if (problems.length > 0) {

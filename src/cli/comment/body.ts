@@ -29,9 +29,11 @@ export interface BodyOptions {
 
 /**
  * Problems whose rule is one of the policy's guards on the change (`guard.*`, as `vexil validate
- * --base` reports them): listed first, under their own heading.
+ * --base` reports them) and that fail or warn: listed first, under their own heading. A guard's
+ * information (`guard.impact.unmeasured`: what the impact guard could not see) is no failure: it
+ * is listed with the warnings and information.
  */
-const isGuard = (p: ReportedProblem) => p.rule.startsWith('guard.');
+const isGuard = (p: ReportedProblem) => p.rule.startsWith('guard.') && p.severity !== 'info';
 const ICON = { error: '❌', warning: '⚠️', info: 'ℹ️' } as const;
 /** Kept free at the end of the budget for the cut notes and the footer. */
 const RESERVE = 600;

@@ -1,9 +1,11 @@
 /**
  * `vexil diff BASE HEAD [--repo PATH] [--format text|json|markdown] [--impact N] [--contexts FILE]
- * [--namespace NS] [--fail-on-change]`: the semantic diff of two states (two folders, or two
- * revisions of a local Git repository) with the impact preview, formatted for a terminal, a
- * script or a pull-request comment. Exit 0 either way (1 with --fail-on-change when anything
- * changed, or when a side does not load), 2 on usage errors.
+ * [--namespace NS] [--fail-on-change] [--policy[=FILE]]`: the semantic diff of two states (two
+ * folders, or two revisions of a local Git repository) with the impact preview, formatted for a
+ * terminal, a script or a pull-request comment; with `--policy`, judged by the policy's guards
+ * (run-guards.ts; the policy chosen by guard-policy.ts). Exit 0 either way (1 with
+ * --fail-on-change when anything changed, when a side or the policy does not load, or when a
+ * guard fails), 2 on usage errors.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
@@ -19,6 +21,13 @@ import { loadFolder, loadRevision, UnknownRevisionError, type LoadedSide } from 
 import { countSummary, formatText as formatProblems } from '../format-problems.js';
 import { processIO, type CliIO } from '../io.js';
 import { DIFF_USAGE, UsageError } from '../usage.js';
+import type { DiffReport } from '../../diff/types.js';
+import type { Policy } from '../../state/policy/policy-file.js';
+import { STATE_POLICY_PATH } from '../../store/state-policy.js';
+import { chooseGuardPolicy, type GuardPolicy } from '../guard-policy.js';
+import { loadPolicyFile } from '../policy-file.js';
+import { runGuards } from '../run-guards.js';
+import { formatGuardsMarkdown, formatGuardsText } from './format-guards.js';
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 type DiffFormat = (typeof FORMATS)[number];
@@ -28,7 +37,8 @@ const MAX_CONTEXTS_FILE_BYTES = 64 * 1024 * 1024;
 export async function runDiff(args: readonly string[], io: CliIO): Promise<number> {
   const parsed = parseCommandArgs(
     {
-      args: [...args],
+      // `--policy` alone: the sides' policy; `--policy=FILE`: that file (a bare FILE after it would read as BASE).
+      args: args.map((a) => (a === '--policy' ? '--policy=' : a)),
       options: {
         repo: { type: 'string' },
         directory: { type: 'string' },
@@ -37,6 +47,7 @@ export async function runDiff(args: readonly string[], io: CliIO): Promise<numbe
         contexts: { type: 'string' },
         namespace: { type: 'string', short: 'n' },
         'fail-on-change': { type: 'boolean', default: false },
+        policy: { type: 'string' },
         help: { type: 'boolean', short: 'h', default: false },
       },
       allowPositionals: true,
@@ -50,7 +61,10 @@ export async function runDiff(args: readonly string[], io: CliIO): Promise<numbe
     return 0;
   }
   const format = chosenFormat(v.format, FORMATS, DIFF_USAGE);
-  if (parsed.positionals.length !== 2) throw new UsageError(`expected BASE and HEAD, got ${parsed.positionals.length} argument(s)`, DIFF_USAGE);
+  if (parsed.positionals.length !== 2) {
+    const hint = v.policy === '' && parsed.positionals.length === 3 ? ' (name a policy file as --policy=FILE)' : '';
+    throw new UsageError(`expected BASE and HEAD, got ${parsed.positionals.length} argument(s)${hint}`, DIFF_USAGE);
+  }
   const [baseName, headName] = parsed.positionals as [string, string];
   let entities = DEFAULT_IMPACT_ENTITIES;
   if (v.impact !== undefined) {
@@ -105,12 +119,31 @@ export async function runDiff(args: readonly string[], io: CliIO): Promise<numbe
     throw err;
   }
 
+  // The governing policy (guard-policy.ts) before the diff: a malformed one fails without output.
+  let chosen: (GuardPolicy & { readonly policy: Policy }) | undefined;
+  if (v.policy !== undefined) {
+    const given = v.policy !== '' ? await loadPolicyFile(v.policy, io.cwd) : undefined;
+    const found = chooseGuardPolicy(given, { snapshot: base.snapshot!, display: base.display }, { snapshot: head.snapshot!, display: head.display });
+    if (found === undefined) throw new UsageError(`--policy: neither ${base.name} nor ${head.name} has ${STATE_POLICY_PATH} (name a file with --policy=FILE)`, DIFF_USAGE);
+    if (found.policy === undefined) {
+      io.stderr(`vexil: the policy file ${found.display} is invalid (${countSummary(found.problems)})\n`);
+      io.stderr(formatProblems(found.problems, () => undefined));
+      return 1;
+    }
+    chosen = { ...found, policy: found.policy };
+  }
+
   const computed = diffReport(base.snapshot!, head.snapshot!, { ...(v.namespace !== undefined ? { namespace: v.namespace } : {}), ...(impactOpts ? { impact: impactOpts } : {}) });
+  const guards = chosen !== undefined ? await runGuards(computed, chosen, base, head) : undefined;
   // A folder's snapshot is reference `local`: name each side as the user did.
-  const report = { ...computed, base: { ...computed.base, reference: base.name }, head: { ...computed.head, reference: head.name } };
+  const report: DiffReport = { ...computed, base: { ...computed.base, reference: base.name }, head: { ...computed.head, reference: head.name }, ...(guards !== undefined ? { guards } : {}) };
   if (format === 'json') io.stdout(`${JSON.stringify(report, null, 2)}\n`);
-  else if (format === 'markdown') io.stdout(formatMarkdown(report));
-  else io.stdout(formatText(report, useColour(io)));
+  else if (format === 'markdown') io.stdout(formatMarkdown(report) + (guards !== undefined ? formatGuardsMarkdown(guards) : ''));
+  else io.stdout(formatText(report, useColour(io)) + (guards !== undefined ? formatGuardsText(guards) : ''));
+  if (guards?.failed === true) {
+    for (const g of guards.findings) if (g.severity === 'error') io.stderr(`vexil: guard failed: ${g.file !== '' ? `${g.file}${g.line > 0 ? `:${g.line}:${g.column}` : ''}: ` : ''}${g.message}\n`);
+    return 1;
+  }
   return v['fail-on-change'] && report.changed ? 1 : 0;
 }
 

@@ -11,11 +11,12 @@ import git from 'isomorphic-git';
 import { atomicFs } from '../../sources/git/atomic-fs.js';
 import { defaultStateLimits, schemaDefault } from '../../config/defaults.js';
 import { createGitSource } from '../../sources/git/source.js';
+import { normalizeDirectory } from '../../sources/git/objects.js';
 import { readState } from '../../store/read-state.js';
 import type { SourceFile } from '../../sources/types.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import type { Problem } from '../../model/problem.js';
-import { loadLocalState } from '../local-state.js';
+import { displayPath, loadLocalState } from '../local-state.js';
 
 export interface LoadedSide {
   /** As the user named it (folder or revision). */
@@ -23,11 +24,22 @@ export interface LoadedSide {
   readonly snapshot?: Snapshot;
   readonly problems: readonly Problem[];
   readonly files: readonly SourceFile[];
+  /** The state files the index selected, by path relative to the state root. */
+  readonly stateFiles: readonly string[];
+  /** A state-relative path as the user would name it: under the folder, or `REV:path` in the repository. */
+  readonly display: (path: string) => string;
 }
 
 export async function loadFolder(dir: string, cwd: string): Promise<LoadedSide> {
   const state = await loadLocalState(dir, cwd);
-  return { name: state.display, ...(state.snapshot ? { snapshot: state.snapshot } : {}), problems: state.problems, files: state.files };
+  return {
+    name: state.display,
+    ...(state.snapshot ? { snapshot: state.snapshot } : {}),
+    problems: state.problems,
+    files: state.files,
+    stateFiles: state.stateFiles,
+    display: (path) => displayPath(state.display, path),
+  };
 }
 
 /** A name that designates no commit of the repository (or a path that is no repository). */
@@ -73,5 +85,13 @@ export async function loadRevision(repoPath: string, name: string, directory?: s
   const fileSet = await source.files({ ...rev, ref: name });
   const result = await readState(fileSet, { reference: name, revision: commit, ...limits });
   const problems = result.problems.map((p) => ({ ...p, file: `${name}:${p.file}` }));
-  return { name, ...(result.snapshot ? { snapshot: result.snapshot } : {}), problems, files: fileSet.files };
+  const under = normalizeDirectory(directory);
+  return {
+    name,
+    ...(result.snapshot ? { snapshot: result.snapshot } : {}),
+    problems,
+    files: fileSet.files,
+    stateFiles: result.files,
+    display: (path) => `${name}:${under === '' ? path : `${under}/${path}`}`,
+  };
 }

@@ -8,9 +8,9 @@ import type { Problem } from '../../model/problem.js';
 import type { RuleId } from '../rules.js';
 import type { PolicySeverity } from './policy-file.js';
 
-export function applySeverities(problems: readonly Problem[], severities: ReadonlyMap<RuleId, PolicySeverity>): Problem[] {
+export function applySeverities<P extends Problem>(problems: readonly P[], severities: ReadonlyMap<RuleId, PolicySeverity>): P[] {
   if (severities.size === 0) return [...problems];
-  const out: Problem[] = [];
+  const out: P[] = [];
   for (const p of problems) {
     const s = severities.get(p.rule as RuleId);
     if (s === undefined) out.push(p);

@@ -6,8 +6,8 @@
  * for one namespace, merged over the top level's (demandsFor). Every problem is located (file:line:column) by
  * the same machinery as a state file's (locate.ts, yaml-positions.ts). Pure: the CLI reads the file.
  *
- * `guards` is read and checked against the schema so that a file with guards loads; evaluating
- * guards on a change is not done here.
+ * `guards` is read into typed limits (Guards); evaluating them on a change between two states is
+ * the diff's job (src/diff/guards.ts), since they are checks on a semantic diff, not on one state.
  */
 import { createRequire } from 'node:module';
 import { Ajv, type ErrorObject } from 'ajv';
@@ -29,7 +29,10 @@ export const MAX_POLICY_FILE_SIZE = 256 * 1024;
 const MAX_POLICY_VALUES = 100_000;
 
 /** Rules whose problems only the policy creates: their severity may be lowered like a warning's. */
-const POLICY_CHECK_RULES: ReadonlySet<RuleId> = new Set(['policy.metadata.required', 'policy.metadata.pattern', 'policy.key.pattern']);
+const POLICY_CHECK_RULES: ReadonlySet<RuleId> = new Set([
+  'policy.metadata.required', 'policy.metadata.pattern', 'policy.key.pattern',
+  'guard.max-rollout-change', 'guard.protected', 'guard.max-impact-share',
+]);
 
 export type PolicySeverity = RuleSeverity | 'off';
 
@@ -49,8 +52,23 @@ export interface Policy extends Demands {
   /** Per namespace key, its own demands as written (demandsFor merges them with the top level). */
   readonly namespaces: ReadonlyMap<string, Demands>;
   readonly timeProperties?: readonly string[];
-  /** Read and schema-checked only: guards are not evaluated yet. */
-  readonly guards?: Readonly<Record<string, unknown>>;
+  /** The guards on the change between a base and a head state (src/diff/guards.ts); absent without `guards`. */
+  readonly guards?: Guards;
+}
+
+/** One `guards.protected` entry: a namespace, and the flags of it protected (absent: every flag). */
+export interface ProtectedEntry {
+  readonly namespace: string;
+  readonly flags?: readonly string[];
+}
+
+/** `guards` of the policy file, typed (snake_case keys of the file, camelCase here). */
+export interface Guards {
+  /** Percentage points. */
+  readonly maxRolloutChange?: number;
+  readonly protected: readonly ProtectedEntry[];
+  /** 0..1. */
+  readonly maxImpactShare?: number;
 }
 
 export const EMPTY_POLICY: Policy = { severities: new Map(), metadata: { required: [], patterns: new Map() }, keys: {}, namespaces: new Map() };
@@ -149,7 +167,7 @@ export function readPolicy(file: string, bytes: Uint8Array): PolicyRead {
       ...top,
       namespaces,
       ...(raw.time_properties !== undefined ? { timeProperties: raw.time_properties } : {}),
-      ...(raw.guards !== undefined ? { guards: raw.guards } : {}),
+      ...(raw.guards !== undefined ? { guards: guardsOf(raw.guards) } : {}),
     },
     problems: [],
   };
@@ -164,7 +182,15 @@ interface RawPolicy extends RawDemands {
   rules?: Record<string, PolicySeverity>;
   namespaces?: Record<string, RawDemands>;
   time_properties?: string[];
-  guards?: Record<string, unknown>;
+  guards?: { max_rollout_change?: number; protected?: ProtectedEntry[]; max_impact_share?: number };
+}
+
+function guardsOf(raw: NonNullable<RawPolicy['guards']>): Guards {
+  return {
+    ...(raw.max_rollout_change !== undefined ? { maxRolloutChange: raw.max_rollout_change } : {}),
+    protected: (raw.protected ?? []).map((p) => ({ namespace: p.namespace, ...(p.flags !== undefined ? { flags: [...p.flags] } : {}) })),
+    ...(raw.max_impact_share !== undefined ? { maxImpactShare: raw.max_impact_share } : {}),
+  };
 }
 
 function invalid(message: string, doc: number, path: PathSegment[], hint: string, at: 'key' | 'value' = 'value'): Finding {

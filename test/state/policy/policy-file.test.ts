@@ -22,7 +22,7 @@ t.test('the fixture policy loads, guards included', async (t) => {
   t.same([...r.policy.metadata.patterns.keys()], ['owner', 'expires', 'ticket']);
   t.ok(r.policy.keys.flag?.test('checkout-v2'));
   t.notOk(r.policy.keys.flag?.test('Beta_Access'));
-  t.same(r.policy.guards, { max_rollout_change: 20, protected: [{ namespace: 'checkout', flags: ['payment-provider'] }], max_impact_share: 0.25 });
+  t.same(r.policy.guards, { maxRolloutChange: 20, protected: [{ namespace: 'checkout', flags: ['payment-provider'] }], maxImpactShare: 0.25 });
 });
 
 t.test('an empty file, or one of comments only, is an empty policy', async (t) => {
