@@ -10,8 +10,10 @@
  * runs as a job of the build queue's demand lane, so it never overlaps a build, a poll goes first,
  * and at most one runs at a time; concurrent asks for one snapshot share one computation.
  *
- * Policy: `policyFor(reference)` gives the policy file's demands (per-rule severities, metadata and
- * key patterns) for the reference; without it the checks run with the catalogue's severities.
+ * Policy: the snapshot's own policy file (`.vexil/policy.yml`, kept with it by state-policy.ts)
+ * gives its demands (per-rule severities, metadata and key patterns), as in `vexil validate`;
+ * without one, or when it does not parse, the checks run with the catalogue's severities (the
+ * policy's problems are answered by the guards' users, `GET /api/v1/diff?policy=true`).
  */
 import { Code, VexilError } from '../errors.js';
 import type { Snapshot } from '../model/snapshot.js';
@@ -22,6 +24,7 @@ import type { Policy } from '../state/policy/policy-file.js';
 import type { BuildQueue } from './build-queue.js';
 import type { GenerationalParseCache } from './parse-cache.js';
 import { readState } from './read-state.js';
+import { statePolicyOf } from './state-policy.js';
 import type { RefTable } from './ref-table.js';
 import { backendUnavailable } from './refusals.js';
 import type { ServedChecks } from './types.js';
@@ -38,12 +41,6 @@ export interface ServedChecksOptions {
   readonly maxStateSize: number;
   /** Retry-After (ms) of a refusal when the backend cannot be read. */
   readonly retryAfterMs: () => number;
-  /**
-   * The policy file of a reference (its `.vexil/policy.yml`, read by the caller): its checks run
-   * and its `rules:` severities apply as in `vexil validate`. Absent or undefined: the catalogue's
-   * checks and severities.
-   */
-  readonly policyFor?: (reference: string) => Policy | undefined;
 }
 
 export interface ServedChecksTable {
@@ -57,6 +54,12 @@ export interface ServedChecksTable {
 
 const HOUR_MS = 3_600_000;
 
+/** The policy file kept with `snapshot`, when it has one that parsed. */
+function ownPolicy(snapshot: Snapshot): Policy | undefined {
+  const kept = statePolicyOf(snapshot);
+  return kept !== undefined && 'policy' in kept ? kept.policy : undefined;
+}
+
 export function createServedChecks(opts: ServedChecksOptions): ServedChecksTable {
   const kept = new WeakMap<Snapshot, { readonly hour: number; readonly result: Promise<ServedChecks> }>();
 
@@ -65,7 +68,7 @@ export function createServedChecks(opts: ServedChecksOptions): ServedChecksTable
     const st = opts.refs.get(reference);
     const revision: Revision = st?.snapshot === snapshot && st.revision !== undefined ? st.revision : { id: snapshot.revision, ref: reference };
     const today = opts.now();
-    const policy = opts.policyFor?.(reference);
+    const policy = ownPolicy(snapshot);
     let result;
     try {
       const fileSet = await opts.source.files(revision);

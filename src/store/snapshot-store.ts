@@ -57,7 +57,6 @@ import type { HistoryRecorder } from './history/recorder.js';
 import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
 import { createServedChecks, type ServedChecks } from './served-checks.js';
-import type { Policy } from '../state/policy/policy-file.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
 
 export { formatProblem } from './refusals.js';
@@ -107,8 +106,6 @@ export interface SnapshotStoreOptions {
   readonly referenceRemoval?: { readonly listings: number; readonly graceMs: number };
   /** Where served and rejected revisions are recorded (history/), before each swap is logged. */
   readonly history?: HistoryRecorder;
-  /** The policy file the semantic checks of a reference run with (served-checks.ts); absent: the catalogue's checks and severities. */
-  readonly checkPolicy?: (reference: string) => Policy | undefined;
 }
 
 export interface ManagedSnapshotStore extends SnapshotStore {
@@ -245,7 +242,6 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     maxFileSize: opts.maxFileSize,
     maxStateSize: opts.maxStateSize,
     retryAfterMs,
-    ...(opts.checkPolicy !== undefined ? { policyFor: opts.checkPolicy } : {}),
   });
   const entry = createRevisionEntry({ refs, builder, queue, polled, isClosed, nowMs });
   const status = createStoreStatus({ refs, polled, ...(opts.maxStalenessMs !== undefined ? { maxStalenessMs: opts.maxStalenessMs } : {}), nowMs });

@@ -1,17 +1,16 @@
 /**
  * The checks of served snapshots (src/store/served-checks.ts) through a real store on a local
  * folder: computed on the first ask and kept with the snapshot (the same answer, not a second
- * computation) until the clock hour turns; a new snapshot gets its own; the policy seam (its checks
- * and `rules:` severities apply as in `vexil validate`); a folder that moved on since the snapshot
+ * computation) until the clock hour turns; a new snapshot gets its own; the state's policy file (its
+ * checks and `rules:` severities apply as in `vexil validate`); a folder that moved on since the snapshot
  * was built is a 503-style refusal, not the checks of other files.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import t from 'tap';
 import { VexilError } from '../../src/errors.js';
 import { createLocalSource } from '../../src/sources/local.js';
-import { readPolicy } from '../../src/state/policy/policy-file.js';
 import { createSnapshotStore } from '../../src/store/snapshot-store.js';
 import { REPO } from '../cli/run-cli.js';
 import { STATE_LIMITS, STORE_DEFAULTS } from '../support/config-defaults.js';
@@ -64,29 +63,33 @@ t.test('computed once per snapshot and clock hour, off the build', async (t) => 
   t.equal(a, b, 'concurrent asks share one computation');
 });
 
-t.test('the policy seam: the policy file\'s checks and severities', async (t) => {
+t.test('the state\'s own policy file: its checks and severities', async (t) => {
   const dir = folder(t);
-  const read = readPolicy('.vexil/policy.yml', new TextEncoder().encode('rules:\n  flag.expired: "off"\n  rule.unreachable: error\nmetadata:\n  required: [team]\n'));
-  t.ok('policy' in read, JSON.stringify(read.problems));
-  const policy = 'policy' in read ? read.policy : undefined;
-  const asked: string[] = [];
+  mkdirSync(join(dir, '.vexil'));
+  writeFileSync(join(dir, '.vexil/policy.yml'), 'rules:\n  flag.expired: "off"\n  rule.unreachable: error\nmetadata:\n  required: [team]\n');
   const store = createSnapshotStore({
     ...STORE_DEFAULTS,
     source: createLocalSource({ ...STATE_LIMITS, path: dir }),
     now: () => new Date('2026-11-27T10:00:00Z'),
-    checkPolicy: (reference) => {
-      asked.push(reference);
-      return policy;
-    },
   });
   t.teardown(() => store.close());
   await store.start();
   const served = await store.checks(store.get()!);
-  t.same(asked, ['local']);
   const rules = served.checks.map((c) => `${c.rule} ${c.severity}`);
   t.notOk(rules.includes('flag.expired warning'), '`off` drops the rule');
   t.ok(rules.includes('rule.unreachable error'), 'a severity raised');
   t.ok(served.checks.some((c) => c.flag === 'onboarding-tour' && /team/.test(c.message)), 'the policy\'s own checks run (required metadata)');
+});
+
+t.test('a policy file that does not parse: the catalogue\'s checks and severities', async (t) => {
+  const dir = folder(t);
+  mkdirSync(join(dir, '.vexil'));
+  writeFileSync(join(dir, '.vexil/policy.yml'), 'rules: [not, a, map\n');
+  const store = createSnapshotStore({ ...STORE_DEFAULTS, source: createLocalSource({ ...STATE_LIMITS, path: dir }), now: () => new Date('2026-11-27T10:00:00Z') });
+  t.teardown(() => store.close());
+  await store.start();
+  const served = await store.checks(store.get()!);
+  t.ok(served.checks.some((c) => c.rule === 'flag.expired' && c.severity === 'warning'), 'the default severities');
 });
 
 t.test('a folder that moved on since the snapshot: refused, not checked against other files', async (t) => {
