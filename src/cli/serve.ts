@@ -117,7 +117,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     opened = await openHistoryFromConfig(config, { cwd: io.cwd, ...(slot === undefined ? {} : { workerSlot: slot }) });
   } catch (err) {
     await source.close?.();
-    io.stderr(`vexil: cannot open the history store: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.stderr(`vexil: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
   const history = opened;

@@ -6,9 +6,8 @@
  * Several processes may open the same file (SQLite locks it); cleanup takes a lease row inside an
  * IMMEDIATE transaction, so only one of them deletes at a time.
  */
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqliteDatabase } from './sqlite-database.js';
 import type { AuthStore, CleanupOutcome, CleanupRequest, ListQuery, NewAuthentication, StoredAuthentication } from './types.js';
 import { lockName, parseMetadata, toMethod } from './rows.js';
 
@@ -70,16 +69,8 @@ export interface SqliteAuthStoreOptions {
 }
 
 export function openSqliteAuthStore(opts: SqliteAuthStoreOptions): AuthStore {
-  const onDisk = opts.path !== ':memory:';
-  if (onDisk) mkdirSync(dirname(opts.path), { recursive: true, mode: 0o700 });
-  const isNew = onDisk && !existsSync(opts.path);
-  const db = new Database(opts.path);
+  const db = openSqliteDatabase(opts.path);
   try {
-    // Owner-only, before the WAL and shared-memory files exist (SQLite gives them the same mode).
-    if (isNew) chmodSync(opts.path, 0o600);
-    db.pragma('busy_timeout = 5000');
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
     migrate(db);
   } catch (err) {
     db.close();
@@ -205,13 +196,13 @@ export function openSqliteAuthStore(opts: SqliteAuthStoreOptions): AuthStore {
 
 function migrate(db: Database.Database): void {
   db.transaction(() => {
-    const current = Number(db.pragma('user_version', { simple: true }));
+    const current = Number((db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version);
     if (current > MIGRATIONS.length) {
       throw new Error(
         `the authentication database has schema version ${current}, newer than this vexil knows (${MIGRATIONS.length}); upgrade vexil`,
       );
     }
     for (let v = current; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
-    if (current < MIGRATIONS.length) db.pragma(`user_version = ${MIGRATIONS.length}`);
+    if (current < MIGRATIONS.length) db.exec(`PRAGMA user_version = ${MIGRATIONS.length}`);
   }).immediate();
 }

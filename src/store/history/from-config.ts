@@ -43,13 +43,6 @@ export async function openHistoryFromConfig(config: Config, opts: OpenHistoryOpt
   if (storage.type === 'postgres') {
     const url = storage.postgres.url;
     if (url === undefined) throw new Error('authentication.storage.postgres.url: required when authentication.storage.type is postgres');
-    const { openPostgresHistoryStore } = await import('./postgres.js');
-    const store = await openPostgresHistoryStore({
-      url,
-      connectTimeoutMs: storage.postgres.connect_timeout,
-      queryTimeoutMs: storage.postgres.query_timeout,
-      poolWaitTimeoutMs: storage.postgres.pool_wait_timeout,
-    });
     let location = 'postgres (unparsable URL)';
     try {
       const u = new URL(url);
@@ -57,10 +50,28 @@ export async function openHistoryFromConfig(config: Config, opts: OpenHistoryOpt
     } catch {
       // kept as is
     }
+    const { openPostgresHistoryStore } = await import('./postgres.js');
+    const store = await openPostgresHistoryStore({
+      url,
+      connectTimeoutMs: storage.postgres.connect_timeout,
+      queryTimeoutMs: storage.postgres.query_timeout,
+      poolWaitTimeoutMs: storage.postgres.pool_wait_timeout,
+    }).catch((err: unknown) => {
+      throw cannotOpen(location, err);
+    });
     return { store, scope, retention, location };
   }
   const path =
     storage.sqlite.path !== undefined ? resolve(opts.cwd, storage.sqlite.path) : join(resolveDataDir(config.data_dir, opts.cwd), 'auth.db');
   const { openSqliteHistoryStore } = await import('./sqlite.js');
-  return { store: openSqliteHistoryStore({ path }), scope, retention, location: path };
+  try {
+    return { store: openSqliteHistoryStore({ path }), scope, retention, location: path };
+  } catch (err) {
+    throw cannotOpen(path, err);
+  }
+}
+
+/** The database is the authentication store's (`authentication.storage`): its error names it so. */
+function cannotOpen(location: string, err: unknown): Error {
+  return new Error(`cannot open the authentication database ${location}: ${err instanceof Error ? err.message : String(err)} (it also holds the served-revision history)`);
 }

@@ -8,9 +8,8 @@
  * Several processes may open the file: `record` runs in an IMMEDIATE transaction (the latest entry
  * is read, the previous one closed and the new one written under one lock).
  */
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { openSqliteDatabase } from '../../auth/store/sqlite-database.js';
 import { HISTORY_COLUMNS, cut, fromRow, problemsColumn, type RawHistoryRow } from './rows.js';
 import type { HistoryRetention, HistoryStore, NewHistoryEvent } from './types.js';
 
@@ -41,15 +40,8 @@ export interface SqliteHistoryStoreOptions {
 }
 
 export function openSqliteHistoryStore(opts: SqliteHistoryStoreOptions): HistoryStore {
-  const onDisk = opts.path !== ':memory:';
-  if (onDisk) mkdirSync(dirname(opts.path), { recursive: true, mode: 0o700 });
-  const isNew = onDisk && !existsSync(opts.path);
-  const db = new Database(opts.path);
+  const db = openSqliteDatabase(opts.path);
   try {
-    if (isNew) chmodSync(opts.path, 0o600);
-    db.pragma('busy_timeout = 5000');
-    db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
     migrate(db);
   } catch (err) {
     db.close();
