@@ -21,6 +21,8 @@ import {
   workerSlot,
 } from '../server/workers.js';
 import { startHttpServer } from '../server/listen.js';
+import { startTracing } from '../server/tracing.js';
+import { tracedSource } from '../sources/traced-source.js';
 import { readWebhookSecrets, type WebhookSecrets } from '../server/hooks/secrets.js';
 import { storageFromConfig } from '../sources/from-config.js';
 import type { Storage } from '../sources/storage.js';
@@ -106,7 +108,10 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     io.stderr(`vexil: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
-  const { source, store: storeOptions } = storage;
+  // tracing.*: off, nothing is loaded; on, the SDK is up before the first build so it is traced.
+  const tracing = await startTracing({ config: config.tracing, logger: logger.child({ component: 'tracing' }) });
+  const { store: storeOptions } = storage;
+  const source = tracing !== undefined ? tracedSource(storage.source) : storage.source;
   const statePath = storage.description;
   const managed = createSnapshotStore({
     source,
@@ -168,6 +173,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       authGate: authRuntime.gate,
       auth: authRuntime.routes,
       webhookSecrets,
+      ...(tracing !== undefined ? { tracing } : {}),
     });
   } catch (err) {
     await store.close();
@@ -201,6 +207,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
         await store.close();
         logger.info({}, 'backend work abandoned');
         await authRuntime.close();
+        await tracing?.shutdown();
         clearTimeout(timer);
         logger.info({}, 'stopped');
         resolveExit(0);

@@ -1,10 +1,11 @@
 /**
- * The Koa application: request log → CORS (when on; answers preflights) → error catalogue →
+ * The Koa application: (the server span, when tracing) → request log → CORS (when on; answers preflights) → error catalogue →
  * strict URL decoding → authentication (the auth gate) → 404/405 translation → routes (the hot
  * routes of hot-routes.ts among them). Routes stay thin: check
  * input, read one snapshot, shape output.
  */
 import Router from '@koa/router';
+import type { Tracer } from '@opentelemetry/api';
 import Koa, { type Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Code, VexilError, notFound } from '../errors.js';
@@ -24,6 +25,7 @@ import { registerAuthStoreMetrics } from './auth/store-metrics.js';
 import { createServerMetrics, type ServerMetrics } from './pipeline/metrics.js';
 import { ofrepErrors } from './ofrep/errors.js';
 import { requestLog } from './pipeline/request-log.js';
+import { traceRequests } from './pipeline/request-span.js';
 import { registerAuthRoutes } from './auth/routes.js';
 import { registerDiffRoutes } from './diff/routes.js';
 import { registerHookRoutes } from './hooks/routes.js';
@@ -68,6 +70,8 @@ export interface AppDeps {
   ui?: UiAssets | null;
   /** `webhooks.*` secrets already read (vexil serve reads them before starting); default: read from `config.webhooks`. */
   webhookSecrets?: WebhookSecrets;
+  /** Traces requests when given (server/tracing.ts; pipeline/request-span.ts). */
+  tracer?: Tracer;
 }
 
 /** The repository and tag the OCI backend serves, for registry notifications (undefined: not OCI). */
@@ -155,6 +159,7 @@ export function createApp(deps: AppDeps): VexilApp {
     ...(served !== undefined ? { served } : {}),
   });
 
+  if (deps.tracer !== undefined) app.use(traceRequests(deps.tracer));
   app.use(
     requestLog({
       logger: deps.logger,
