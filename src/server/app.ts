@@ -5,7 +5,6 @@
  * input, read one snapshot, shape output.
  */
 import Router from '@koa/router';
-import type { Tracer } from '@opentelemetry/api';
 import Koa, { type Middleware } from 'koa';
 import type { Logger } from 'pino';
 import { Code, VexilError, notFound } from '../errors.js';
@@ -25,7 +24,7 @@ import { registerAuthStoreMetrics } from './auth/store-metrics.js';
 import { createServerMetrics, type ServerMetrics } from './pipeline/metrics.js';
 import { ofrepErrors } from './ofrep/errors.js';
 import { requestLog } from './pipeline/request-log.js';
-import { traceRequests } from './pipeline/request-span.js';
+import { traceRequests, type RequestTracing } from './pipeline/request-span.js';
 import { registerAuthRoutes } from './auth/routes.js';
 import { registerDiffRoutes } from './diff/routes.js';
 import { registerHookRoutes } from './hooks/routes.js';
@@ -71,7 +70,7 @@ export interface AppDeps {
   /** `webhooks.*` secrets already read (vexil serve reads them before starting); default: read from `config.webhooks`. */
   webhookSecrets?: WebhookSecrets;
   /** Traces requests when given (server/tracing.ts; pipeline/request-span.ts). */
-  tracer?: Tracer;
+  tracing?: RequestTracing;
 }
 
 /** The repository and tag the OCI backend serves, for registry notifications (undefined: not OCI). */
@@ -159,7 +158,7 @@ export function createApp(deps: AppDeps): VexilApp {
     ...(served !== undefined ? { served } : {}),
   });
 
-  if (deps.tracer !== undefined) app.use(traceRequests(deps.tracer));
+  if (deps.tracing !== undefined) app.use(traceRequests(deps.tracing));
   app.use(
     requestLog({
       logger: deps.logger,

@@ -17,20 +17,21 @@
  * OTEL_EXPORTER_OTLP_TIMEOUT and _COMPRESSION, OTEL_SERVICE_NAME over `tracing.service_name`,
  * OTEL_TRACES_SAMPLER(_ARG) instead of `tracing.sampling_ratio`, OTEL_RESOURCE_ATTRIBUTES.
  */
-import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
+import { context, propagation, trace } from '@opentelemetry/api';
 import type { core as SdkCore, tracing as SdkTracing } from '@opentelemetry/sdk-node';
 import type { Counter, Registry } from 'prom-client';
 import client from 'prom-client';
 import type { Logger } from 'pino';
 import type { TracingConfig } from '../config/types.js';
 import { VERSION } from '../version.js';
+import { PRESAMPLED, type RequestTracing } from './pipeline/request-span.js';
 
 /** How long shutdown waits for queued spans to be exported. */
 export const SHUTDOWN_FLUSH_MS = 3000;
 
 export interface Tracing {
-  /** The tracer the server's spans come from. */
-  readonly tracer: Tracer;
+  /** The tracer the server's spans come from, and how requests are sampled (pipeline/request-span.ts). */
+  readonly requests: RequestTracing;
   /** Adds `vexil_tracing_spans_dropped_total` to a metrics registry (the server's). */
   registerMetrics(registry: Registry): void;
   /** Flushes (bounded) and stops the SDK, and unregisters its global tracer, context and propagator. */
@@ -106,11 +107,20 @@ export async function startTracing(opts: StartTracingOptions): Promise<Tracing |
     shutdown: () => batch.shutdown(),
   };
 
+  // Parent-based, roots by the trace id's ratio; a request span whose draw was made already
+  // (PRESAMPLED, pipeline/request-span.ts) is recorded without a second draw.
+  const ratioSampler = new tracing.ParentBasedSampler({ root: new tracing.TraceIdRatioBasedSampler(config.sampling_ratio) });
+  const sampler: SdkTracing.Sampler = {
+    shouldSample: (ctx, traceId, name, kind, attributes, links) =>
+      ctx.getValue(PRESAMPLED) === true
+        ? { decision: tracing.SamplingDecision.RECORD_AND_SAMPLED }
+        : ratioSampler.shouldSample(ctx, traceId, name, kind, attributes, links),
+    toString: () => `PresampledOr{${ratioSampler.toString()}}`,
+  };
+  const ownSampler = !env.OTEL_TRACES_SAMPLER;
   const sdk = new NodeSDK({
     ...(env.OTEL_SERVICE_NAME ? {} : { serviceName: config.service_name }),
-    ...(env.OTEL_TRACES_SAMPLER
-      ? {}
-      : { sampler: new tracing.ParentBasedSampler({ root: new tracing.TraceIdRatioBasedSampler(config.sampling_ratio) }) }),
+    ...(ownSampler ? { sampler } : {}),
     spanProcessors: [processor],
     instrumentations: [],
   });
@@ -121,7 +131,7 @@ export async function startTracing(opts: StartTracingOptions): Promise<Tracing |
   );
   let shutting: Promise<void> | undefined;
   return {
-    tracer: trace.getTracer('vexil', VERSION),
+    requests: { tracer: trace.getTracer('vexil', VERSION), rootRatio: ownSampler ? config.sampling_ratio : undefined },
     registerMetrics(registry) {
       registry.registerMetric(drops as Counter<'reason'>);
     },

@@ -186,6 +186,21 @@ t.test('backend work: the snapshot build and the source read, with the revision'
   t.type(read!.attributes['vexil.files'], 'number');
 });
 
+t.test('sampling is parent-based: at ratio 0 a caller that sampled is followed', async (t) => {
+  const rx = await startOtlpReceiver();
+  t.teardown(() => rx.close());
+  const s = await serve(t, { env: { VEXIL_TRACING_ENABLED: 'true', VEXIL_TRACING_OTLP_ENDPOINT: rx.url, VEXIL_TRACING_SAMPLING_RATIO: '0' } });
+  const body = { namespaceKey: 'default', flagKey: 'color', entityId: 'u', context: {} };
+  t.equal((await post(`${s.url}/evaluate/v1/variant`, body, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-00` })).status, 200);
+  t.equal((await post(`${s.url}/evaluate/v1/boolean`, { ...body, flagKey: 'new-checkout' }, { traceparent: `00-${TRACE_ID}-${PARENT_ID}-01` })).status, 200);
+  await s.close();
+  t.same(
+    rx.spans.map((x) => [x.name, x.traceId, x.parentSpanId]),
+    [['POST /evaluate/v1/boolean', TRACE_ID, PARENT_ID]],
+    'only the request whose caller sampled it',
+  );
+});
+
 t.test('sampling_ratio 0: requests answered, nothing exported', async (t) => {
   const rx = await startOtlpReceiver();
   t.teardown(() => rx.close());

@@ -12,7 +12,6 @@
  * the path, a fragment) returns false and goes to Koa unchanged; so do preflights (OPTIONS).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Tracer } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { AuthGate } from '../../auth/middleware.js';
 import type { RequestLogging } from '../../config/types.js';
@@ -24,7 +23,7 @@ import type { AnyHotRoute } from '../pipeline/hot-route.js';
 import type { ServerMetrics } from '../pipeline/metrics.js';
 import { Exchange, fastPathContext } from './exchange.js';
 import { hotRouteMatcher } from './match.js';
-import { startServerSpan } from '../pipeline/request-span.js';
+import { startServerSpan, type RequestTracing } from '../pipeline/request-span.js';
 
 export interface FastPathDeps {
   /** The rows to serve: the Koa app's own table (`app.vexil.hotRoutes`). */
@@ -47,7 +46,7 @@ export interface FastPathDeps {
    * Traces requests (pipeline/request-span.ts) when given. Without one the shell starts no span
    * and checks nothing per request for it.
    */
-  tracer?: Tracer;
+  tracing?: RequestTracing;
 }
 
 /** Returns true when it took the request; false leaves it to Koa. */
@@ -66,7 +65,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     cors: deps.cors,
     hideRevision: deps.hideRevision === true,
   });
-  const tracer = deps.tracer;
+  const tracing = deps.tracing;
   return (req, res) => {
     const method = req.method;
     if (method !== 'POST' && method !== 'GET' && method !== 'HEAD') return false;
@@ -77,7 +76,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     const found = matcher.match(method, path);
     if (found === undefined) return false;
     const exchange = new Exchange(cx, req, res, method, url, path, found.route, found.params);
-    if (tracer !== undefined) exchange.span = startServerSpan(tracer, req, path, found.route.pattern);
+    if (tracing !== undefined) exchange.span = startServerSpan(tracing, req, path, found.route.pattern);
     try {
       checkPathEncoding(path);
       if (q !== -1 && q !== url.length - 1) {

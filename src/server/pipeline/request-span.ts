@@ -11,11 +11,17 @@
  * A W3C `traceparent` from the caller is continued (the propagator the SDK registered extracts
  * it). Both HTTP paths start and end spans here: the Koa chain through `traceRequests`, the
  * node:http fast path through `startServerSpan`/`endServerSpan` directly. A span the sampler drops
- * is not kept: `startServerSpan` returns undefined and the request carries no span, so an
- * unsampled request pays for the sampling decision only.
+ * is not kept: `startServerSpan` returns undefined and the request carries no span.
+ *
+ * Cost of an unsampled request: a request without `traceparent` starts a trace of its own, and
+ * its sampling decision (a ratio) is drawn here, before any span, id or context is made: one
+ * Math.random() per request when tracing is on. The ones drawn start their span with PRESAMPLED in
+ * the context, which the server's sampler (server/tracing.ts) answers "record" without drawing
+ * again. The result is the ratio sampler's (a new trace id is as random as the draw), minus its
+ * cost. A request with `traceparent` follows the caller's decision through the SDK's sampler.
  */
 import type { IncomingMessage } from 'node:http';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace, type Span, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, createContextKey, propagation, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { Middleware } from 'koa';
 import type { AppState } from '../../http/context.js';
 
@@ -26,12 +32,31 @@ declare module '../../http/context.js' {
   }
 }
 
+/** In a span's parent context: the request was sampled by startServerSpan's draw (a root span). */
+export const PRESAMPLED = createContextKey('vexil.request.presampled');
+const PRESAMPLED_ROOT = ROOT_CONTEXT.setValue(PRESAMPLED, true);
+
+/** How the HTTP paths trace requests. */
+export interface RequestTracing {
+  readonly tracer: Tracer;
+  /**
+   * The share of requests without `traceparent` that are recorded, drawn in startServerSpan
+   * (the tracer's sampler must answer PRESAMPLED contexts "record"); undefined: the tracer's
+   * sampler decides every request (OTEL_TRACES_SAMPLER).
+   */
+  readonly rootRatio: number | undefined;
+}
+
 /** Starts the server span of `req` (undefined when not sampled). `route`: the pattern, when known. */
-export function startServerSpan(tracer: Tracer, req: IncomingMessage, path: string, route: string | undefined): Span | undefined {
+export function startServerSpan(tracing: RequestTracing, req: IncomingMessage, path: string, route: string | undefined): Span | undefined {
   const headers = req.headers;
-  const parent = headers.traceparent === undefined ? ROOT_CONTEXT : propagation.extract(ROOT_CONTEXT, headers);
+  let parent;
+  if (headers.traceparent !== undefined) parent = propagation.extract(ROOT_CONTEXT, headers);
+  else if (tracing.rootRatio === undefined) parent = ROOT_CONTEXT;
+  else if (Math.random() < tracing.rootRatio) parent = PRESAMPLED_ROOT;
+  else return undefined;
   const method = req.method ?? 'GET';
-  const span = tracer.startSpan(route === undefined ? method : `${method} ${route}`, { kind: SpanKind.SERVER }, parent);
+  const span = tracing.tracer.startSpan(route === undefined ? method : `${method} ${route}`, { kind: SpanKind.SERVER }, parent);
   if (!span.isRecording()) return undefined;
   span.setAttribute('http.request.method', method);
   span.setAttribute('url.path', path);
@@ -69,9 +94,9 @@ export function endServerSpan(span: Span, status: number): void {
  * one while the request runs (backend work it waits for becomes its child) and `state.span` for
  * the routes that record evaluations on it.
  */
-export function traceRequests(tracer: Tracer): Middleware<AppState> {
+export function traceRequests(tracing: RequestTracing): Middleware<AppState> {
   return async (ctx, next) => {
-    const span = startServerSpan(tracer, ctx.req, ctx.path, undefined);
+    const span = startServerSpan(tracing, ctx.req, ctx.path, undefined);
     if (span === undefined) return next();
     ctx.state.span = span;
     try {
