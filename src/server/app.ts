@@ -70,7 +70,7 @@ export interface AppDeps {
   /** `webhooks.*` secrets already read (vexil serve reads them before starting); default: read from `config.webhooks`. */
   webhookSecrets?: WebhookSecrets;
   /** Traces requests when given (server/tracing.ts; pipeline/request-span.ts). */
-  tracing?: RequestTracing;
+  requestTracing?: RequestTracing;
 }
 
 /** The repository and tag the OCI backend serves, for registry notifications (undefined: not OCI). */
@@ -158,7 +158,7 @@ export function createApp(deps: AppDeps): VexilApp {
     ...(served !== undefined ? { served } : {}),
   });
 
-  if (deps.tracing !== undefined) app.use(traceRequests(deps.tracing));
+  if (deps.requestTracing !== undefined) app.use(traceRequests(deps.requestTracing));
   app.use(
     requestLog({
       logger: deps.logger,

@@ -89,9 +89,9 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
   const health = opts.health ?? createHealth();
   const ownMetrics = opts.metrics === undefined;
   const metrics = opts.metrics ?? createServerMetrics(opts.store);
-  const tracing = opts.tracing?.requests;
+  const requestTracing = opts.tracing?.requests;
   opts.tracing?.registerMetrics(metrics.registry);
-  const app = createApp({ ...opts, health, metrics, tracing });
+  const app = createApp({ ...opts, health, metrics, ...(requestTracing !== undefined ? { requestTracing } : {}) });
   const { store, logger } = opts;
 
   const koa = app.callback();
@@ -109,7 +109,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
           hideRevision: opts.config.authentication.required,
           cookie: (req, res, name) => app.createContext(req, res).cookies.get(name),
           ...(cors !== undefined ? { cors } : {}),
-          ...(tracing !== undefined ? { tracing } : {}),
+          ...(requestTracing !== undefined ? { tracing: requestTracing } : {}),
         })
       : undefined;
   const server = createServer(

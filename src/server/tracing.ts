@@ -122,6 +122,10 @@ export async function startTracing(opts: StartTracingOptions): Promise<Tracing |
     ...(env.OTEL_SERVICE_NAME ? {} : { serviceName: config.service_name }),
     ...(ownSampler ? { sampler } : {}),
     spanProcessors: [processor],
+    // Traces only: vexil's metrics are Prometheus' (/metrics) and its logs pino's, so the SDK's
+    // metric reader and log exporter (on by default, both OTLP) are not made.
+    metricReaders: [],
+    logRecordProcessors: [],
     instrumentations: [],
   });
   sdk.start();
