@@ -170,6 +170,22 @@ for (const fastPath of [true, false]) {
   });
 }
 
+t.test('standard OTEL_* variables: the endpoint and gzip compression', async (t) => {
+  const rx = await startOtlpReceiver();
+  t.teardown(() => rx.close());
+  process.env.OTEL_EXPORTER_OTLP_ENDPOINT = rx.url;
+  process.env.OTEL_EXPORTER_OTLP_COMPRESSION = 'gzip';
+  t.teardown(() => {
+    delete process.env.OTEL_EXPORTER_OTLP_ENDPOINT;
+    delete process.env.OTEL_EXPORTER_OTLP_COMPRESSION;
+  });
+  const { url } = await serve(t, { env: { VEXIL_TRACING_ENABLED: 'true' } });
+  t.equal((await get(`${url}/meta/info`)).status, 200);
+  const [span] = await rx.waitFor(isServer('GET /meta/info'));
+  t.equal(span!.gzip, true, 'compressed as OTEL_EXPORTER_OTLP_COMPRESSION says');
+  t.equal(span!.resource['service.name'], 'vexil', "tracing.service_name's default");
+});
+
 t.test('backend work: the snapshot build and the source read, with the revision', async (t) => {
   const rx = await startOtlpReceiver();
   t.teardown(() => rx.close());

@@ -55,6 +55,8 @@ export interface ReceivedSpan {
   readonly scope: string | undefined;
   readonly resource: Attributes;
   readonly encoding: 'json' | 'protobuf';
+  /** The export request was gzip-compressed. */
+  readonly gzip: boolean;
 }
 
 export interface OtlpReceiver {
@@ -92,13 +94,17 @@ function hex(id: unknown): string | undefined {
 }
 
 function decode(req: IncomingMessage, body: Buffer): { message: any; encoding: 'json' | 'protobuf' } {
-  if (req.headers['content-encoding'] === 'gzip') body = gunzipSync(body);
+  if (isGzip(req)) body = gunzipSync(body);
   const json = (req.headers['content-type'] ?? '').includes('json');
   if (json) return { message: JSON.parse(body.toString('utf8')), encoding: 'json' };
   return { message: ExportRequest.toObject(ExportRequest.decode(body), { longs: String }), encoding: 'protobuf' };
 }
 
-function spansOf(message: any, encoding: 'json' | 'protobuf'): ReceivedSpan[] {
+function isGzip(req: IncomingMessage): boolean {
+  return req.headers['content-encoding'] === 'gzip';
+}
+
+function spansOf(message: any, encoding: 'json' | 'protobuf', gzip: boolean): ReceivedSpan[] {
   const out: ReceivedSpan[] = [];
   for (const rs of message.resourceSpans ?? []) {
     const resource = attributes(rs.resource?.attributes);
@@ -116,6 +122,7 @@ function spansOf(message: any, encoding: 'json' | 'protobuf'): ReceivedSpan[] {
           scope: ss.scope?.name,
           resource,
           encoding,
+          gzip,
         });
       }
     }
@@ -143,7 +150,7 @@ export async function startOtlpReceiver(): Promise<OtlpReceiver> {
         return;
       }
       const { message, encoding } = decode(req, Buffer.concat(chunks));
-      spans.push(...spansOf(message, encoding));
+      spans.push(...spansOf(message, encoding, isGzip(req)));
       for (const w of waiters.splice(0)) w();
       // An empty ExportTraceServiceResponse: every span accepted.
       if (encoding === 'json') res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
