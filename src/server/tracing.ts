@@ -2,7 +2,8 @@
  * The process's OpenTelemetry tracing (`tracing.*`, docs/tracing.md): the SDK (@opentelemetry/sdk-node)
  * with one OTLP/HTTP exporter (JSON) behind a batch span processor, a parent-based ratio sampler,
  * and the W3C trace-context propagator; no auto-instrumentation (the server makes its own spans,
- * pipeline/request-span.ts). Off (`tracing.enabled` false): nothing is loaded or registered and
+ * pipeline/request-span.ts), and a context manager that follows synchronous calls only
+ * (sync-context.ts). Off (`tracing.enabled` false): nothing is loaded or registered and
  * `startTracing` returns undefined, so the server is built without a tracer.
  *
  * Bounds, whatever the collector does: spans wait in the processor's queue (OTEL_BSP_MAX_QUEUE_SIZE,
@@ -25,6 +26,7 @@ import type { Logger } from 'pino';
 import type { TracingConfig } from '../config/types.js';
 import { VERSION } from '../version.js';
 import { PRESAMPLED, type RequestTracing } from './pipeline/request-span.js';
+import { SyncContextManager } from './sync-context.js';
 
 /** How long shutdown waits for queued spans to be exported. */
 export const SHUTDOWN_FLUSH_MS = 3000;
@@ -122,6 +124,8 @@ export async function startTracing(opts: StartTracingOptions): Promise<Tracing |
     ...(env.OTEL_SERVICE_NAME ? {} : { serviceName: config.service_name }),
     ...(ownSampler ? { sampler } : {}),
     spanProcessors: [processor],
+    // Context follows synchronous calls only (sync-context.ts: AsyncLocalStorage's hooks cost every request on Node 20).
+    contextManager: new SyncContextManager(),
     // Traces only: vexil's metrics are Prometheus' (/metrics) and its logs pino's, so the SDK's
     // metric reader and log exporter (on by default, both OTLP) are not made.
     metricReaders: [],

@@ -91,8 +91,8 @@ export function endServerSpan(span: Span, status: number): void {
 /**
  * The Koa chain's server spans: first in the chain, so the status it ends with is the one written
  * (errors already mapped). The route is the router's matched pattern; the span is the active
- * one while the request runs (backend work it waits for becomes its child) and `state.span` for
- * the routes that record evaluations on it.
+ * one for what the chain does synchronously (server/sync-context.ts) and `state.span` for the
+ * routes that record evaluations on it.
  */
 export function traceRequests(tracing: RequestTracing): Middleware<AppState> {
   return async (ctx, next) => {
