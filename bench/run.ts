@@ -1,6 +1,6 @@
 /**
- * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|ui|history|all [options]`: the benchmarks of issue 3 §2,
- * issue 12 §7, issue 14 §5, issue 18 §9, issue 21 (`checks`), issue 20 (`propagation`: replicas, webhooks, coordination; needs PostgreSQL) and issue 23 (`history`) (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
+ * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|tracing|ui|history|all [options]`: the benchmarks of issue 3 §2,
+ * issue 12 §7, issue 14 §5, issue 18 §9, issue 21 (`checks`), issue 20 (`propagation`: replicas, webhooks, coordination; needs PostgreSQL) issue 23 (`history`) and issue 24 (`tracing`) (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
  * Debian's chromium and runs alone). This file only
  * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
@@ -12,7 +12,7 @@
  *   --reps N           eval: processes per scenario (default 3)
  *   --rounds N         eval: rounds per engine (default 9; flipt-client-js 5)
  *   --scenario S       eval: only this scenario (variant|boolean|static|complex), repeatable
- *   --duration S       http, snapshot, ofrep, auth, propagation: seconds of load per server (default 10)
+ *   --duration S       http, snapshot, ofrep, auth, propagation, tracing: seconds of load per server (default 10)
  *   --out FILE         also write the report to FILE (Markdown)
  *   --against REV      http: also measure vexil built from commit REV, in the same alternating turns
  */
@@ -33,11 +33,12 @@ import { OFREP_DEFAULTS, runOfrepBench } from './ofrep.js';
 import { PROPAGATION_DEFAULTS, PROPAGATION_QUICK, runPropagationBench } from './propagation.js';
 import { SNAPSHOT_DEFAULTS, runSnapshotBench } from './snapshot.js';
 import { STREAMS_DEFAULTS, STREAMS_QUICK, runStreamsBench } from './streams.js';
+import { TRACING_DEFAULTS, runTracingBench } from './tracing.js';
 import { UI_DEFAULTS, UI_QUICK, runUiBench } from './ui.js';
 import { verdict } from './stats.js';
 import type { ScenarioName } from './workers/eval-worker.js';
 
-const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'checks', 'propagation', 'ui', 'history', 'all'] as const;
+const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'checks', 'propagation', 'tracing', 'ui', 'history', 'all'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values, positionals } = parseArgs({
@@ -57,7 +58,7 @@ const { values, positionals } = parseArgs({
 
 const kind = (positionals[0] ?? 'all') as Kind;
 if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
-  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|ui|history|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
+  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|tracing|ui|history|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
   process.exit(values.help ? 0 : 2);
 }
 
@@ -166,6 +167,12 @@ try {
     log('history: GET /meta/history over 1,000 revisions ...');
     const r = await runHistoryBench(build, values.quick ? HISTORY_QUICK : HISTORY_DEFAULTS, log);
     report.push('### Served-revision history', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'tracing') {
+    log('tracing: vexil serve with tracing off, at 1 % sampling and at 100 %, in turns ...');
+    const r = await runTracingBench(build, { ...TRACING_DEFAULTS, durationSec: httpOpts.durationSec, warmupSec: httpOpts.warmupSec }, log);
+    report.push('### Tracing', '', r.markdown, '');
     verdicts.push(...r.verdicts);
   }
   if (kind === 'ui') {

@@ -65,7 +65,7 @@ t.test('src/: every import points down the layers, and no cycle', async (t) => {
  */
 const SERVER_RULES: LayerRules = {
   floors: [
-    ['listen.ts', 'workers.ts'],
+    ['listen.ts', 'workers.ts', 'tracing.ts', 'sync-context.ts'],
     ['app.ts'],
     ['fast-path', 'hot-routes.ts'],
     ['management', 'evaluation', 'legacy-evaluation', 'ofrep', 'client-snapshot', 'streams', 'auth', 'diff', 'checks', 'meta', 'hooks', 'ui-assets.ts'],

@@ -21,6 +21,8 @@ import {
   workerSlot,
 } from '../server/workers.js';
 import { startHttpServer } from '../server/listen.js';
+import { startTracing } from '../server/tracing.js';
+import { tracedSource } from '../sources/traced-source.js';
 import { readWebhookSecrets, type WebhookSecrets } from '../server/hooks/secrets.js';
 import { storageFromConfig } from '../sources/from-config.js';
 import type { Storage } from '../sources/storage.js';
@@ -108,7 +110,10 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     io.stderr(`vexil: ${err instanceof Error ? err.message : String(err)}\n`);
     return 1;
   }
-  const { source, store: storeOptions } = storage;
+  // tracing.*: off, nothing is loaded; on, the SDK is up before the first build so it is traced.
+  const tracing = await startTracing({ config: config.tracing, logger: logger.child({ component: 'tracing' }) });
+  const { store: storeOptions } = storage;
+  const source = tracing !== undefined ? tracedSource(storage.source) : storage.source;
   const statePath = storage.description;
   // The served-revision history: opened before the first build, which it records.
   let opened: OpenedHistory;
@@ -189,6 +194,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       auth: authRuntime.routes,
       webhookSecrets,
       history: { history: history.store, scope: history.scope },
+      ...(tracing !== undefined ? { tracing } : {}),
     });
   } catch (err) {
     await store.close();
@@ -224,6 +230,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
         await history.store.close();
         logger.info({}, 'backend work abandoned');
         await authRuntime.close();
+        await tracing?.shutdown();
         clearTimeout(timer);
         logger.info({}, 'stopped');
         resolveExit(0);

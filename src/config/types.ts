@@ -66,6 +66,8 @@ export interface Config {
     /** ms diff work may hold the serving thread before other requests get their turn (default 200us). */
     slice: number;
   };
+  /** OpenTelemetry traces (src/server/tracing.ts). */
+  tracing: TracingConfig;
   /** Push webhooks under /hooks/ (src/server/hooks/); each is off unless its secret is set. */
   webhooks: WebhooksConfig;
   /** Replicas sharing the work of following the backend (src/store/coordination/). */
@@ -75,6 +77,15 @@ export interface Config {
   /** Folder for state kept between runs; absent = the OS data folder (see src/config/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;
+}
+
+/** `tracing.*` (src/server/tracing.ts; docs/tracing.md). */
+export interface TracingConfig {
+  enabled: boolean; // default false
+  service_name: string; // default vexil
+  /** 0..1, parent-based (default 1). */
+  sampling_ratio: number;
+  otlp: { endpoint?: string; headers: Record<string, string> };
 }
 
 /**

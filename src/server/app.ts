@@ -1,5 +1,5 @@
 /**
- * The Koa application: request log → CORS (when on; answers preflights) → error catalogue →
+ * The Koa application: (the server span, when tracing) → request log → CORS (when on; answers preflights) → error catalogue →
  * strict URL decoding → authentication (the auth gate) → 404/405 translation → routes (the hot
  * routes of hot-routes.ts among them). Routes stay thin: check
  * input, read one snapshot, shape output.
@@ -24,6 +24,7 @@ import { registerAuthStoreMetrics } from './auth/store-metrics.js';
 import { createServerMetrics, type ServerMetrics } from './pipeline/metrics.js';
 import { ofrepErrors } from './ofrep/errors.js';
 import { requestLog } from './pipeline/request-log.js';
+import { traceRequests, type RequestTracing } from './pipeline/request-span.js';
 import { registerAuthRoutes } from './auth/routes.js';
 import { registerCheckRoutes } from './checks/routes.js';
 import { registerDiffRoutes } from './diff/routes.js';
@@ -72,6 +73,8 @@ export interface AppDeps {
   webhookSecrets?: WebhookSecrets;
   /** Serves `GET /meta/history` when given (src/store/history/; vexil serve opens it). */
   history?: Omit<HistoryDeps, 'defaultReference'>;
+  /** Traces requests when given (server/tracing.ts; pipeline/request-span.ts). */
+  requestTracing?: RequestTracing;
 }
 
 /** The repository and tag the OCI backend serves, for registry notifications (undefined: not OCI). */
@@ -161,6 +164,7 @@ export function createApp(deps: AppDeps): VexilApp {
     ...(served !== undefined ? { served } : {}),
   });
 
+  if (deps.requestTracing !== undefined) app.use(traceRequests(deps.requestTracing));
   app.use(
     requestLog({
       logger: deps.logger,

@@ -16,6 +16,7 @@ import { createHealth } from './pipeline/health.js';
 import { createServerMetrics } from './pipeline/metrics.js';
 import { startMetricsListener, type MetricsListener } from './meta/metrics-listener.js';
 import { revisionFor } from './pipeline/request-log.js';
+import type { Tracing } from './tracing.js';
 
 export { createApp, type AppDeps, type VexilApp, type VersionInfo } from './app.js';
 
@@ -30,6 +31,8 @@ export interface StartHttpServerOptions extends AppDeps {
    * on the node:http fast path (fast-path/; default true).
    */
   fastPath?: boolean;
+  /** Started tracing (tracing.ts): both HTTP paths trace requests, its drop counter joins the metrics. */
+  tracing?: Tracing;
 }
 
 export interface RunningHttpServer {
@@ -86,7 +89,9 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
   const health = opts.health ?? createHealth();
   const ownMetrics = opts.metrics === undefined;
   const metrics = opts.metrics ?? createServerMetrics(opts.store);
-  const app = createApp({ ...opts, health, metrics });
+  const requestTracing = opts.tracing?.requests;
+  opts.tracing?.registerMetrics(metrics.registry);
+  const app = createApp({ ...opts, health, metrics, ...(requestTracing !== undefined ? { requestTracing } : {}) });
   const { store, logger } = opts;
 
   const koa = app.callback();
@@ -104,6 +109,7 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
           hideRevision: opts.config.authentication.required,
           cookie: (req, res, name) => app.createContext(req, res).cookies.get(name),
           ...(cors !== undefined ? { cors } : {}),
+          ...(requestTracing !== undefined ? { tracing: requestTracing } : {}),
         })
       : undefined;
   const server = createServer(

@@ -13,8 +13,13 @@
  * Bounds: one build at a time (callers run it in the build queue); the file texts of a rejected
  * revision are quoted here and not kept. Once the store is closed, a build abandoned by the source
  * closing records nothing and swaps nothing in.
+ *
+ * Each build is a `snapshot.build` span of the process's tracer (a no-op unless tracing is on),
+ * with `vexil.reference` and `vexil.revision` and its outcome in `vexil.build.outcome`
+ * (swapped, rejected, failed); the source's own spans (sources/traced-source.ts) are its children.
  */
 import type { Revision, Source } from '../sources/types.js';
+import { inSpan } from '../sources/traced-source.js';
 import { withExcerpts } from '../state/excerpt.js';
 import type { Snapshot } from '../model/snapshot.js';
 import { InvalidStateError } from './invalid-state-error.js';
@@ -70,7 +75,16 @@ export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBui
     emit({ type: 'error', reference: ref, message });
   }
 
-  async function build(ref: string, rev: Revision, initial: boolean, checkedAt?: number): Promise<Snapshot | undefined> {
+  function build(ref: string, rev: Revision, initial: boolean, checkedAt?: number): Promise<Snapshot | undefined> {
+    return inSpan('snapshot.build', { 'vexil.reference': ref, 'vexil.revision': rev.id }, async (span) => {
+      const snapshot = await buildRevision(ref, rev, initial, checkedAt);
+      span.setAttribute('vexil.build.outcome', snapshot !== undefined ? 'swapped' : refs.stateOf(ref).lastError !== undefined ? 'failed' : 'rejected');
+      if (snapshot !== undefined) span.setAttribute('vexil.revision', snapshot.revision);
+      return snapshot;
+    });
+  }
+
+  async function buildRevision(ref: string, rev: Revision, initial: boolean, checkedAt?: number): Promise<Snapshot | undefined> {
     const started = performance.now();
     const st = refs.stateOf(ref);
     let result;

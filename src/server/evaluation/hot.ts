@@ -18,7 +18,7 @@ export function evaluationHotRoutes(deps: { metrics: ServerMetrics }): HotRoute<
     prepare: (req, body) => parseEvaluation(kind, body, kind === 'variant' ? req.params.namespaceKey : undefined),
     reference: referenceOf,
     answer(p, snapshot, req) {
-      const { text, ascii } = evaluationResponseText(p, snapshot, req.startedAt, metrics, req.pretty, req.generatedId);
+      const { text, ascii } = evaluationResponseText(p, snapshot, req.startedAt, metrics, req.pretty, req.generatedId, req.span);
       return { status: 200, body: text, ascii };
     },
   });

@@ -14,6 +14,7 @@
  * allocates nothing. Every way ends in one `answer` (through `fail` for an error).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { Span } from '@opentelemetry/api';
 import type { Logger } from 'pino';
 import type { AuthDecision, AuthGate, AuthRequest } from '../../auth/middleware.js';
 import type { RequestLogging } from '../../config/types.js';
@@ -28,6 +29,7 @@ import type { AnyHotRoute, HotAnswer, HotRequest } from '../pipeline/hot-route.j
 import type { HistogramSeries, ServerMetrics } from '../pipeline/metrics.js';
 import { logsRequest, requestIdFor, requestLine, requestLineWriter, writeRequestLine } from '../pipeline/request-log.js';
 import { ofrepErrorResponse } from '../ofrep/errors.js';
+import { endServerSpan } from '../pipeline/request-span.js';
 
 /** What every exchange of one fast path shares. */
 export interface FastPathContext {
@@ -83,6 +85,8 @@ export class Exchange implements JsonSink, AuthRequest, HotRequest {
   child: Logger | undefined;
   /** The body, when the gate read it (a namespace-scoped token's check): the route reads the same. */
   jsonBody: Promise<unknown> | undefined;
+  /** The server span, set by the traced shell (serve.ts) when the request is sampled. */
+  span: Span | undefined = undefined;
 
   constructor(
     readonly cx: FastPathContext,
@@ -223,6 +227,7 @@ export class Exchange implements JsonSink, AuthRequest, HotRequest {
   answer(status: number, body: string | Buffer | undefined, extra: readonly string[] | undefined, ascii: boolean): void {
     const { req, res, requestId, method, cx } = this;
     const nanos = nanosSince(this.startedAt);
+    if (this.span !== undefined) endServerSpan(this.span, status);
     const seconds = nanos / 1e9;
     if (status === 200 && method === 'POST') cx.observeOk(this.route.pattern, seconds);
     else cx.metrics.observeRequest({ method, route: this.matched ? this.route.pattern : 'unmatched', status }, seconds);

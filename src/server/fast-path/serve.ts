@@ -23,6 +23,7 @@ import type { AnyHotRoute } from '../pipeline/hot-route.js';
 import type { ServerMetrics } from '../pipeline/metrics.js';
 import { Exchange, fastPathContext } from './exchange.js';
 import { hotRouteMatcher } from './match.js';
+import { startServerSpan, type RequestTracing } from '../pipeline/request-span.js';
 
 export interface FastPathDeps {
   /** The rows to serve: the Koa app's own table (`app.vexil.hotRoutes`). */
@@ -41,6 +42,11 @@ export interface FastPathDeps {
   cors?: CorsPolicy;
   /** `authentication.required`: X-Vexil-Revision as pipeline/request-log.ts's revisionFor gives it. */
   hideRevision?: boolean;
+  /**
+   * Traces requests (pipeline/request-span.ts) when given. Without one the shell starts no span
+   * and checks nothing per request for it.
+   */
+  tracing?: RequestTracing;
 }
 
 /** Returns true when it took the request; false leaves it to Koa. */
@@ -59,6 +65,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     cors: deps.cors,
     hideRevision: deps.hideRevision === true,
   });
+  const tracing = deps.tracing;
   return (req, res) => {
     const method = req.method;
     if (method !== 'POST' && method !== 'GET' && method !== 'HEAD') return false;
@@ -69,6 +76,7 @@ export function createFastPath(deps: FastPathDeps): FastPath {
     const found = matcher.match(method, path);
     if (found === undefined) return false;
     const exchange = new Exchange(cx, req, res, method, url, path, found.route, found.params);
+    if (tracing !== undefined) exchange.span = startServerSpan(tracing, req, path, found.route.pattern);
     try {
       checkPathEncoding(path);
       if (q !== -1 && q !== url.length - 1) {

@@ -22,11 +22,13 @@
  * results, can be shared by snapshots of several revisions and references whose content is the
  * same: the set fields are never part of what is kept per result.)
  */
+import type { Span } from '@opentelemetry/api';
 import type { BooleanResult, EvaluationReason, VariantResult } from '../../model/evaluation-result.js';
 import { lookupFlag } from '../../evaluation/lookup.js';
 import type { Snapshot } from '../../model/snapshot.js';
 import { evaluateBooleanCounted, evaluateVariantCounted } from '../evaluation/evaluation-metrics.js';
 import type { ServerMetrics } from '../pipeline/metrics.js';
+import { recordBooleanEvaluation, recordVariantEvaluation } from '../pipeline/flag-events.js';
 import type { OfrepRequest } from './request.js';
 
 export type OfrepReason = 'DISABLED' | 'TARGETING_MATCH' | 'DEFAULT' | 'UNKNOWN';
@@ -96,13 +98,25 @@ export function flagSetMetadataText(snapshot: Snapshot, namespaceKey: string): s
 
 /**
  * Evaluates `flagKey` of `namespaceKey` and returns the OFREP answer as JSON text. Throws what the
- * evaluation core throws: NotFound for a missing namespace or flag.
+ * evaluation core throws: NotFound for a missing namespace or flag. `span`: the request's
+ * recording span, which gets the evaluation as an event (pipeline/flag-events.ts).
  */
-export function evaluatedFlagText(snapshot: Snapshot, namespaceKey: string, flagKey: string, req: OfrepRequest, metrics: ServerMetrics): string {
+export function evaluatedFlagText(
+  snapshot: Snapshot,
+  namespaceKey: string,
+  flagKey: string,
+  req: OfrepRequest,
+  metrics: ServerMetrics,
+  span?: Span,
+): string {
   const parsed = { request: { namespaceKey, flagKey, entityId: req.entityId, context: req.context } };
   // A missing flag goes through the variant path, which throws its NotFound and counts it.
   const isBoolean = lookupFlag(snapshot, namespaceKey, flagKey)?.type === 'BOOLEAN_FLAG_TYPE';
   const result = isBoolean ? evaluateBooleanCounted(snapshot, parsed, metrics) : evaluateVariantCounted(snapshot, parsed, metrics);
+  if (span !== undefined) {
+    if (isBoolean) recordBooleanEvaluation(span, snapshot, namespaceKey, result as BooleanResult);
+    else recordVariantEvaluation(span, snapshot, namespaceKey, result as VariantResult);
+  }
   let text = texts.get(result);
   if (text === undefined) {
     text = flagText(isBoolean ? evaluatedBoolean(flagKey, result as BooleanResult) : evaluatedVariant(flagKey, result as VariantResult));

@@ -39,7 +39,7 @@ export function ofrepHotRoutes(deps: { metrics: ServerMetrics; environments: Con
       reference: (p) => p.reference,
       referenceFailure,
       answer(p, snapshot, req) {
-        const text = evaluatedFlagText(snapshot, p.namespaceKey, req.params.key!, p.request, metrics);
+        const text = evaluatedFlagText(snapshot, p.namespaceKey, req.params.key!, p.request, metrics, req.span);
         return { status: 200, body: req.pretty ? JSON.stringify(JSON.parse(text), null, 2) : text };
       },
     },

@@ -14,6 +14,7 @@
  * (test/server/fast-path.test.ts replays requests to every route of the table on both).
  */
 import type { IncomingHttpHeaders } from 'node:http';
+import type { Span } from '@opentelemetry/api';
 import type { Snapshot } from '../../model/snapshot.js';
 
 /** What a hot route reads of its request, on either path. */
@@ -31,6 +32,8 @@ export interface HotRequest {
   readonly generatedId: string | undefined;
   /** Authentication checked a credential the request presented (its answer is then the caller's own). */
   readonly authenticated: boolean;
+  /** The request's server span when tracing records it (pipeline/request-span.ts): evaluations are events on it. */
+  readonly span: Span | undefined;
 }
 
 /** A success answer. Errors are thrown, and each path writes them in the route's `errors` schema. */

@@ -10,6 +10,7 @@ import type { AppRouterContext, AppState } from '../../http/context.js';
 import { requestBody } from '../../http/request-body.js';
 import type { AnyHotRoute, HotRequest } from './hot-route.js';
 import { readSnapshot } from './read-snapshot.js';
+import './request-span.js';
 
 /** The hot route's view of a Koa request. */
 function hotRequestOf(ctx: AppRouterContext): HotRequest {
@@ -21,6 +22,7 @@ function hotRequestOf(ctx: AppRouterContext): HotRequest {
     startedAt: ctx.state.startedAt,
     generatedId: ctx.state.requestId !== ctx.get('X-Request-Id') ? ctx.state.requestId : undefined,
     authenticated: ctx.state.authentication !== undefined,
+    span: ctx.state.span,
   };
 }
 
