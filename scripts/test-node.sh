@@ -27,6 +27,9 @@ if ! bash "$root/scripts/node-install.sh" "$v"; then
 fi
 node="$NODE_LINES_CACHE/$v/node"
 tree="$NODE_LINES_CACHE/$v/tree"
+# One run per version at a time: the tree is rewritten below.
+exec 8>"$NODE_LINES_CACHE/$v/.run-lock"
+flock 8
 
 find "$tree" -mindepth 1 -maxdepth 1 ! -name node_modules -exec rm -rf {} +
 tar -C "$root" --exclude=./node_modules --exclude=./.git --exclude=./.tap --exclude=./tmp \
