@@ -3,8 +3,8 @@
 #   docker run --rm -p 8080:8080 vexil                       # serves the bundled examples/
 #   docker run --rm -p 8080:8080 -v "$PWD/flags:/flags:ro" -e VEXIL_STORAGE_LOCAL_PATH=/flags vexil
 #   docker run --rm vexil validate /app/examples              # any other command
-ARG NODE_IMAGE=node:20-bookworm-slim
-ARG BUILD_IMAGE=node:20-bookworm
+ARG NODE_IMAGE=node:26-bookworm-slim
+ARG BUILD_IMAGE=node:26-bookworm
 
 # --- build: all dependencies (better-sqlite3 compiles natively: the full image has python3, make
 # and g++), compile TypeScript to dist/, then drop the dev dependencies ---

@@ -68,6 +68,40 @@ function rawErrorResponse(err: VexilError, revision: string): { status: number; 
   };
 }
 
+/** How long a refused client may go on sending before the connection closes: idle gap, and in all. */
+const LINGER_IDLE_MS = 100;
+const LINGER_MAX_MS = 2000;
+
+/**
+ * Closes a connection whose request was refused before it was read to its end (a 431 for 1 MB of
+ * headers) without losing the answer: closing a socket with unread bytes makes the kernel send a
+ * reset, and the client then drops the answer it has not read yet (seen on Node.js 24 and 26 when
+ * the socket was ended at once; Node.js 20 delivered the answer). What the client still sends is
+ * read and dropped until it pauses for LINGER_IDLE_MS, and for LINGER_MAX_MS at most; then the
+ * connection ends once the answer is written.
+ */
+function closeAfterLinger(socket: Socket): void {
+  let idle: NodeJS.Timeout | undefined;
+  const stop = () => {
+    clearTimeout(idle);
+    clearTimeout(cap);
+    socket.removeListener('data', bump);
+  };
+  const close = () => {
+    stop();
+    socket.destroySoon();
+  };
+  const bump = () => {
+    clearTimeout(idle);
+    idle = setTimeout(close, LINGER_IDLE_MS).unref();
+  };
+  const cap = setTimeout(close, LINGER_MAX_MS).unref();
+  socket.on('data', bump);
+  socket.once('close', stop);
+  socket.resume();
+  bump();
+}
+
 function clientErrorFor(err: NodeJS.ErrnoException): VexilError {
   switch (err.code) {
     case 'HPE_HEADER_OVERFLOW':
@@ -142,7 +176,10 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
   });
 
   // Requests Node cannot parse never reach Koa; answer them in the catalogue's shape too.
+  const answered = new WeakSet<Socket>();
   server.on('clientError', (err: NodeJS.ErrnoException, socket: Socket) => {
+    // The parser reports again for bytes read while lingering: the answer has gone already.
+    if (answered.has(socket)) return;
     if (err.code === 'ECONNRESET' || !socket.writable) {
       socket.destroy();
       return;
@@ -154,7 +191,9 @@ export async function startHttpServer(opts: StartHttpServerOptions): Promise<Run
     const corsHead = cors?.withoutOrigin ?? [];
     for (let i = 0; i < corsHead.length; i += 2) head.push(`${corsHead[i]}: ${corsHead[i + 1]}`);
     head.push('Connection: close');
-    socket.end(`${head.join('\r\n')}\r\n\r\n${r.body}`);
+    answered.add(socket);
+    socket.write(`${head.join('\r\n')}\r\n\r\n${r.body}`);
+    closeAfterLinger(socket);
     logger.debug({ code: err.code, status: r.status }, 'client error');
   });
 
