@@ -111,7 +111,14 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     return 1;
   }
   // tracing.*: off, nothing is loaded; on, the SDK is up before the first build so it is traced.
-  const tracing = await startTracing({ config: config.tracing, logger: logger.child({ component: 'tracing' }) });
+  let tracing;
+  try {
+    tracing = await startTracing({ config: config.tracing, logger: logger.child({ component: 'tracing' }) });
+  } catch (err) {
+    await storage.source.close?.();
+    io.stderr(`vexil: tracing: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
   const { store: storeOptions } = storage;
   const source = tracing !== undefined ? tracedSource(storage.source) : storage.source;
   const statePath = storage.description;

@@ -1,6 +1,6 @@
 /**
  * The process's OpenTelemetry tracing (`tracing.*`, docs/tracing.md): the SDK (@opentelemetry/sdk-node)
- * with one OTLP/HTTP exporter (JSON) behind a batch span processor, a parent-based ratio sampler,
+ * with one OTLP/HTTP exporter (JSON, or protobuf when OTEL_EXPORTER_OTLP_PROTOCOL says http/protobuf) behind a batch span processor, a parent-based ratio sampler,
  * and the W3C trace-context propagator; no auto-instrumentation (the server makes its own spans,
  * pipeline/request-span.ts), and a context manager that follows synchronous calls only
  * (sync-context.ts). Off (`tracing.enabled` false): nothing is loaded or registered and
@@ -53,13 +53,27 @@ function positiveInt(text: string | undefined): number | undefined {
 }
 
 
+/**
+ * OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL: `http/json` (vexil's
+ * default when neither is set) or `http/protobuf`; anything else (`grpc`) is refused before
+ * anything starts: vexil exports over OTLP/HTTP only.
+ */
+function exportProtocol(env: NodeJS.ProcessEnv): 'http/json' | 'http/protobuf' {
+  const name = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL !== undefined ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const value = (env[name] ?? '').trim();
+  if (value === '' || value === 'http/json') return 'http/json';
+  if (value === 'http/protobuf') return 'http/protobuf';
+  throw new Error(`${name}=${JSON.stringify(value.slice(0, 64))}: vexil exports traces over OTLP/HTTP, as http/json or http/protobuf`);
+}
+
 export async function startTracing(opts: StartTracingOptions): Promise<Tracing | undefined> {
   const { config, logger } = opts;
   if (!config.enabled) return undefined;
   const env = opts.env ?? process.env;
+  const protocol = exportProtocol(env);
   const [{ NodeSDK, tracing, core }, { OTLPTraceExporter }] = await Promise.all([
     import('@opentelemetry/sdk-node'),
-    import('@opentelemetry/exporter-trace-otlp-http'),
+    protocol === 'http/protobuf' ? import('@opentelemetry/exporter-trace-otlp-proto') : import('@opentelemetry/exporter-trace-otlp-http'),
   ]);
 
   const drops = new client.Counter({

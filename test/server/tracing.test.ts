@@ -31,6 +31,8 @@ const SERVER = 2;
 interface Setup {
   readonly env: Record<string, string>;
   readonly fastPath?: boolean;
+  /** OTEL_* variables startTracing reads itself (beside the SDK's own reading of process.env). */
+  readonly otel?: Record<string, string>;
 }
 
 /** A fixture state served with tracing configured through VEXIL_TRACING_* variables. */
@@ -39,7 +41,7 @@ async function serve(tt: { teardown(fn: () => void | Promise<void>): void }, set
   tt.teardown(() => rmSync(dir, { recursive: true, force: true }));
   cpSync(join(FIXTURES, 'api'), dir, { recursive: true });
   const config = loadConfig({ env: setup.env, cwd: dir, defaultLocalPath: dir });
-  const tracing = await startTracing({ config: config.tracing, logger: pino({ level: 'silent' }), env: { OTEL_BSP_SCHEDULE_DELAY: '20' } });
+  const tracing = await startTracing({ config: config.tracing, logger: pino({ level: 'silent' }), env: { OTEL_BSP_SCHEDULE_DELAY: '20', ...setup.otel } });
   if (tracing === undefined) throw new Error('tracing.enabled did not start tracing');
   const source = tracedSource(createLocalSource({ ...STATE_LIMITS, path: dir, maxFileSize: config.storage.max_file_size }));
   const store = createSnapshotStore({ ...STORE_DEFAULTS, source, debounceMs: 20 });
@@ -184,6 +186,30 @@ t.test('standard OTEL_* variables: the endpoint and gzip compression', async (t)
   const [span] = await rx.waitFor(isServer('GET /meta/info'));
   t.equal(span!.gzip, true, 'compressed as OTEL_EXPORTER_OTLP_COMPRESSION says');
   t.equal(span!.resource['service.name'], 'vexil', "tracing.service_name's default");
+});
+
+t.test('OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf: spans as protobuf, decoded with the published definitions', async (t) => {
+  const rx = await startOtlpReceiver();
+  t.teardown(() => rx.close());
+  const { url } = await serve(t, {
+    env: { VEXIL_TRACING_ENABLED: 'true', VEXIL_TRACING_OTLP_ENDPOINT: rx.url },
+    otel: { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf' },
+  });
+  const res = await post(`${url}/evaluate/v1/variant`, { namespaceKey: 'default', flagKey: 'color', entityId: 'e1', context: {} });
+  t.equal(res.status, 200);
+  const [span] = await rx.waitFor(isServer('POST /evaluate/v1/variant'));
+  t.equal(span!.encoding, 'protobuf', 'sent as application/x-protobuf');
+  t.equal(span!.attributes['http.request.method'], 'POST');
+  t.equal(span!.attributes['http.response.status_code'], 200);
+  t.match(span!.traceId, /^[0-9a-f]{32}$/);
+});
+
+t.test('another OTLP protocol (grpc) is refused before tracing starts', async (t) => {
+  const config = loadConfig({ env: { VEXIL_TRACING_ENABLED: 'true' } });
+  await t.rejects(
+    startTracing({ config: config.tracing, logger: pino({ level: 'silent' }), env: { OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } }),
+    /OTEL_EXPORTER_OTLP_PROTOCOL="grpc": vexil exports traces over OTLP\/HTTP, as http\/json or http\/protobuf/,
+  );
 });
 
 t.test('backend work: the snapshot build and the source read, with the revision', async (t) => {
