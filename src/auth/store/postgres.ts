@@ -16,7 +16,8 @@
  */
 import pg from 'pg';
 import type { Method } from '../types.js';
-import { isUnavailable, withUnavailableErrors } from './pg-failures.js';
+import { withUnavailableErrors } from './pg-failures.js';
+import { inTransaction, openPostgresPool } from './postgres-pool.js';
 import { lockName, parseMetadata, toMethod } from './rows.js';
 import type { AuthStore, CleanupOutcome, ListQuery, NewAuthentication, StoredAuthentication } from './types.js';
 
@@ -91,54 +92,9 @@ export interface PostgresAuthStoreOptions {
   poolWaitTimeoutMs: number;
 }
 
-async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    client.release();
-    return result;
-  } catch (err) {
-    // A connection that timed out or broke is discarded (the server rolls back on its own); one
-    // whose statement was refused rolls back and goes back to the pool.
-    if (isUnavailable(err)) {
-      client.release(err as Error);
-    } else {
-      await client.query('ROLLBACK').then(
-        () => client.release(),
-        (e: Error) => client.release(e),
-      );
-    }
-    throw err;
-  }
-}
 
 export async function openPostgresAuthStore(opts: PostgresAuthStoreOptions): Promise<AuthStore> {
-  const { connectTimeoutMs, queryTimeoutMs } = opts;
-  // pg-pool's connectionTimeoutMillis bounds the wait for a client, opening one included; each
-  // client's own bounds its connection attempt.
-  class BoundedClient extends pg.Client {
-    constructor(config?: pg.ClientConfig) {
-      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
-    }
-  }
-  const pool = new pg.Pool({
-    connectionString: opts.url,
-    max: opts.maxConnections ?? 10,
-    connectionTimeoutMillis: opts.poolWaitTimeoutMs,
-    query_timeout: queryTimeoutMs,
-    statement_timeout: queryTimeoutMs,
-    Client: BoundedClient,
-  });
-  // An idle client losing its connection must not crash the process; the next query reconnects.
-  pool.on('error', () => undefined);
-  try {
-    await migrate(pool);
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    throw err;
-  }
+  const pool = await openPostgresPool({ ...opts, maxConnections: opts.maxConnections ?? 10 }, migrate);
 
   const insertSql = `INSERT INTO authentications (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $6, $7)`;
   const insertParams = (a: NewAuthentication) => [

@@ -12,7 +12,7 @@
  * store logs it and serves on).
  */
 import pg from 'pg';
-import { isUnavailable } from '../../auth/store/pg-failures.js';
+import { inTransaction, openPostgresPool } from '../../auth/store/postgres-pool.js';
 import { HISTORY_COLUMNS, cut, fromRow, problemsColumn, type RawHistoryRow } from './rows.js';
 import type { HistoryStore } from './types.js';
 
@@ -49,26 +49,6 @@ export interface PostgresHistoryStoreOptions {
   readonly poolWaitTimeoutMs: number;
 }
 
-async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    client.release();
-    return result;
-  } catch (err) {
-    if (isUnavailable(err)) {
-      client.release(err as Error);
-    } else {
-      await client.query('ROLLBACK').then(
-        () => client.release(),
-        (e: Error) => client.release(e),
-      );
-    }
-    throw err;
-  }
-}
 
 // TIMESTAMPTZ columns read as epoch ms, so both stores decode the same way.
 const SELECT = HISTORY_COLUMNS.replace(/\bat\b/, '(extract(epoch from at) * 1000)::float8 AS at').replace(
@@ -77,27 +57,7 @@ const SELECT = HISTORY_COLUMNS.replace(/\bat\b/, '(extract(epoch from at) * 1000
 );
 
 export async function openPostgresHistoryStore(opts: PostgresHistoryStoreOptions): Promise<HistoryStore> {
-  const { connectTimeoutMs, queryTimeoutMs } = opts;
-  class BoundedClient extends pg.Client {
-    constructor(config?: pg.ClientConfig) {
-      super({ ...config, connectionTimeoutMillis: connectTimeoutMs });
-    }
-  }
-  const pool = new pg.Pool({
-    connectionString: opts.url,
-    max: opts.maxConnections ?? 4,
-    connectionTimeoutMillis: opts.poolWaitTimeoutMs,
-    query_timeout: queryTimeoutMs,
-    statement_timeout: queryTimeoutMs,
-    Client: BoundedClient,
-  });
-  pool.on('error', () => undefined);
-  try {
-    await migrate(pool);
-  } catch (err) {
-    await pool.end().catch(() => undefined);
-    throw err;
-  }
+  const pool = await openPostgresPool({ ...opts, maxConnections: opts.maxConnections ?? 4 }, migrate);
 
   const OPEN = `(kind = 'served' AND until IS NULL)`;
   let closed = false;
