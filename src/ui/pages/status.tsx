@@ -10,6 +10,7 @@ import { ErrorBox, Loading } from '../components/status-line.js';
 import { useApp } from '../context.js';
 import { excerptRows, location, type ProblemExcerpt } from '../lib/excerpt.js';
 import { shortRevision } from '../lib/format.js';
+import { statusAnchor } from '../lib/reference-truth.js';
 import { paths } from '../lib/routes.js';
 import { referenceState, statusSummary, whenText } from '../lib/status-text.js';
 import { Link } from '../router.js';
@@ -68,7 +69,7 @@ export function StatusPage() {
                 {snapshots.references.map((r) => (
                   <tr key={r.reference}>
                     <th scope="row">
-                      <a href={`#ref-${anchor(r.reference)}`}>
+                      <a href={`#${statusAnchor(r.reference)}`}>
                         <code>{r.reference}</code>
                       </a>
                       {r.default && <> <span class="badge">default</span></>}
@@ -92,10 +93,6 @@ export function StatusPage() {
   );
 }
 
-/** An id for `#ref-…` links: the reference with anything but [A-Za-z0-9_-] replaced. */
-function anchor(reference: string): string {
-  return reference.replace(/[^A-Za-z0-9_-]/g, '_');
-}
 
 function StateBadge({ status }: { status: ReferenceStatus }) {
   const state = referenceState(status);
@@ -104,7 +101,7 @@ function StateBadge({ status }: { status: ReferenceStatus }) {
 }
 
 function ReferenceSection({ status: r, now }: { status: ReferenceStatus; now: number }) {
-  const id = `ref-${anchor(r.reference)}`;
+  const id = statusAnchor(r.reference);
   return (
     <section class="panel status-ref" id={id} aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>
