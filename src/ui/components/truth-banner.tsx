@@ -14,7 +14,7 @@ export function TruthBanner({ reference, side }: { reference: string | undefined
   if (truth === undefined) return null;
   const id = `truth-${side ?? 'page'}`;
   return (
-    <aside class={`truth-banner ${truth.kind}`} role="status" aria-labelledby={id} data-reference={truth.reference}>
+    <div class={`truth-banner ${truth.kind}`} role="status" aria-labelledby={id} data-reference={truth.reference}>
       <h2 id={id}>
         <span aria-hidden="true">⚠ </span>
         {side !== undefined && `${side}: `}
@@ -29,6 +29,6 @@ export function TruthBanner({ reference, side }: { reference: string | undefined
       <p>
         <Link href={truth.statusHref}>See {truth.reference} on the Status page</Link>
       </p>
-    </aside>
+    </div>
   );
 }
