@@ -93,5 +93,7 @@ t.test('a reference whose latest push was rejected is never shown as the branch'
     const status = await tab.waitText(/Rejected revision/, '#ref-never-valid');
     t.match(status, words('The revision below was rejected; nothing is served yet.'));
     t.match(status, words(`Revision ${short(never)}`));
+    const top = await page.locator('#ref-never-valid').evaluate((e) => (e as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top);
+    t.ok(top >= 0 && top < 100, `the page lands on the entry (its top at ${top} px)`);
   });
 });

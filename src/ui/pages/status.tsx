@@ -4,7 +4,7 @@
  * last rejected revision with each located problem (`file:line:column`, severity, rule, message,
  * hint) and the lines it points at. Refreshed every 10 s while the page is visible.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { PageTitle } from '../components/page-title.js';
 import { ErrorBox, Loading } from '../components/status-line.js';
 import { useApp } from '../context.js';
@@ -36,6 +36,16 @@ export function StatusPage() {
     };
   }, [reloadSnapshots]);
   useEffect(() => setNow(Date.now()), [snapshots]);
+  // A link to one reference's entry (`#ref-…`, the truth banner's) lands on it once the list is drawn.
+  const landed = useRef(false);
+  useEffect(() => {
+    if (snapshots === undefined || landed.current || !window.location.hash.startsWith('#ref-')) return;
+    // The list may first be an older read that lacks the entry: try again with each new one.
+    const entry = document.getElementById(decodeURIComponent(window.location.hash.slice(1)));
+    if (entry === null) return;
+    landed.current = true;
+    entry.scrollIntoView();
+  }, [snapshots]);
 
   return (
     <>
