@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, setUnauthenticatedHandler } from './api.js';
 import { ReferenceSwitcher } from './components/reference-switcher.js';
+import { TruthBanner } from './components/truth-banner.js';
 import { AppContext, type AppContextValue } from './context.js';
 import { forgetToken, readToken } from './lib/session-token.js';
 import { matchRoute, paths, type Route } from './lib/routes.js';
@@ -156,6 +157,8 @@ export function App() {
         )}
       </header>
       <main id="main">
+        {/* The diff page shows one per side; Status is where the banner points. */}
+        {route.page !== 'diff' && route.page !== 'status' && <TruthBanner reference={reference} />}
         <Page route={route} />
       </main>
     </AppContext.Provider>

@@ -1,5 +1,10 @@
-/** Loading and error states of a page, announced to screen readers. */
+/**
+ * Loading and error states of a page, announced to screen readers. A reference with no valid
+ * state (the store's 400) is said in words with a link to its Status entry, not as a bare code.
+ */
 import type { ApiError } from '../api.js';
+import { noValidStateReference, statusHref } from '../lib/reference-truth.js';
+import { Link } from '../router.js';
 
 export function Loading({ what }: { what: string }) {
   return (
@@ -10,6 +15,21 @@ export function Loading({ what }: { what: string }) {
 }
 
 export function ErrorBox({ error }: { error: ApiError }) {
+  const invalid = noValidStateReference(error);
+  if (invalid !== undefined) {
+    return (
+      <div class="error-box" role="alert">
+        <p>
+          <strong>{invalid} has no valid state</strong>: vexil rejected its commits and never served a valid one, so there is nothing to show. The
+          server said: {error.message}
+        </p>
+        <p>
+          <Link href={statusHref(invalid)}>See why on the Status page</Link> (the rejected commit, who pushed it and each problem), or choose
+          another reference.
+        </p>
+      </div>
+    );
+  }
   return (
     <div class="error-box" role="alert">
       <strong>{error.status === 404 ? 'Not found' : error.status === 0 ? 'No connection' : `Error ${error.status}`}</strong>: {error.message}

@@ -9,6 +9,7 @@ import { useEffect, useMemo, useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
 import { PageTitle } from '../components/page-title.js';
 import { ErrorBox, Loading } from '../components/status-line.js';
+import { TruthBanner } from '../components/truth-banner.js';
 import { useApp } from '../context.js';
 import {
   type DiffReport,
@@ -142,9 +143,16 @@ export function DiffPage() {
 
 function Comparison({ setup }: { setup: DiffSetup }) {
   const res = useApi<DiffReport>(withQuery('/api/v1/diff', diffApiQuery(setup)));
-  if (res.state === 'loading') return <Loading what="the comparison" />;
-  if (res.state === 'error') return <ErrorBox error={res.error} />;
-  return <Report report={res.data} />;
+  // A side whose newest commit was rejected (or never valid, or stale) is not "the branch": say so per side.
+  const banners = (
+    <>
+      <TruthBanner reference={setup.base} side="Base" />
+      {setup.head !== setup.base && <TruthBanner reference={setup.head} side="Head" />}
+    </>
+  );
+  if (res.state === 'loading') return <>{banners}<Loading what="the comparison" /></>;
+  if (res.state === 'error') return <>{banners}<ErrorBox error={res.error} /></>;
+  return <>{banners}<Report report={res.data} /></>;
 }
 
 function Report({ report }: { report: DiffReport }) {

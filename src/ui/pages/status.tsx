@@ -4,12 +4,13 @@
  * last rejected revision with each located problem (`file:line:column`, severity, rule, message,
  * hint) and the lines it points at. Refreshed every 10 s while the page is visible.
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { PageTitle } from '../components/page-title.js';
 import { ErrorBox, Loading } from '../components/status-line.js';
 import { useApp } from '../context.js';
 import { excerptRows, location, type ProblemExcerpt } from '../lib/excerpt.js';
 import { shortRevision } from '../lib/format.js';
+import { statusAnchor } from '../lib/reference-truth.js';
 import { paths } from '../lib/routes.js';
 import { referenceState, statusSummary, whenText } from '../lib/status-text.js';
 import { Link } from '../router.js';
@@ -35,6 +36,16 @@ export function StatusPage() {
     };
   }, [reloadSnapshots]);
   useEffect(() => setNow(Date.now()), [snapshots]);
+  // A link to one reference's entry (`#ref-…`, the truth banner's) lands on it once the list is drawn.
+  const landed = useRef(false);
+  useEffect(() => {
+    if (snapshots === undefined || landed.current || !window.location.hash.startsWith('#ref-')) return;
+    // The list may first be an older read that lacks the entry: try again with each new one.
+    const entry = document.getElementById(decodeURIComponent(window.location.hash.slice(1)));
+    if (entry === null) return;
+    landed.current = true;
+    entry.scrollIntoView();
+  }, [snapshots]);
 
   return (
     <>
@@ -68,7 +79,7 @@ export function StatusPage() {
                 {snapshots.references.map((r) => (
                   <tr key={r.reference}>
                     <th scope="row">
-                      <a href={`#ref-${anchor(r.reference)}`}>
+                      <a href={`#${statusAnchor(r.reference)}`}>
                         <code>{r.reference}</code>
                       </a>
                       {r.default && <> <span class="badge">default</span></>}
@@ -92,10 +103,6 @@ export function StatusPage() {
   );
 }
 
-/** An id for `#ref-…` links: the reference with anything but [A-Za-z0-9_-] replaced. */
-function anchor(reference: string): string {
-  return reference.replace(/[^A-Za-z0-9_-]/g, '_');
-}
 
 function StateBadge({ status }: { status: ReferenceStatus }) {
   const state = referenceState(status);
@@ -104,7 +111,7 @@ function StateBadge({ status }: { status: ReferenceStatus }) {
 }
 
 function ReferenceSection({ status: r, now }: { status: ReferenceStatus; now: number }) {
-  const id = `ref-${anchor(r.reference)}`;
+  const id = statusAnchor(r.reference);
   return (
     <section class="panel status-ref" id={id} aria-labelledby={`${id}-h`}>
       <h2 id={`${id}-h`}>
