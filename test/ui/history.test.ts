@@ -7,9 +7,13 @@
  * says; the newest entry's link opens the diff of the revision served before it with it; paging
  * one entry at a time (the diff base read from the next page); the status page's link; the
  * reference switcher; an empty history; a bad page token in words; 375 px and the dark theme.
+ * Then the history kept in a real PostgreSQL that is stopped: the page says the history store is
+ * out of reach (and the flags are still served), and shows the history again once it is back.
  * Every page: no console error, axe-core clean, a screenshot.
  */
 import tap from 'tap';
+import { testsNeeding } from '../support/requirements.js';
+import { postgresUnavailableReason, startPostgres } from '../support/throwaway-db.js';
 import { startUi, uiTests, words } from '../support/ui-harness.js';
 
 const t = uiTests(tap);
@@ -155,5 +159,32 @@ t.test('the history page of a reference before and after a bad and a good push',
     await tab.open('/ui/history?ref=main');
     await tab.waitText(/Diff with the revision served before/);
     await tab.checkpoint(t, 'ui-history-dark');
+  });
+});
+
+testsNeeding(t, 'postgresql', postgresUnavailableReason()).test('the history store out of reach, said in words', async (t) => {
+  const pg = await startPostgres();
+  t.teardown(() => pg.close());
+  const url = JSON.stringify(pg.url);
+  const ui = await startUi(t, {
+    authentication: `authentication: { storage: { type: postgres, postgres: { url: ${url}, connect_timeout: 2s, query_timeout: 2s, pool_wait_timeout: 2s } } }`,
+  });
+
+  await ui.test(t, 'PostgreSQL stopped, then back', async (t, tab) => {
+    await tab.open('/ui/history?ref=main');
+    t.match(await tab.waitText(/1 entry: 1 served, 0 rejected\./), heading('served', ui.main, 'Checkout flags'), 'kept in PostgreSQL');
+    await pg.stop();
+    tab.allowError(/status of 503/);
+    await tab.open('/ui/history?ref=main');
+    const text = await tab.waitText(/History store unavailable/);
+    t.match(text, words('The server answered "the history store cannot be read now": the database that keeps the history'));
+    t.match(text, /Flags are still served; only the record of what was served when cannot be read\./);
+    await tab.checkpoint(t, 'ui-history-unavailable');
+    const flags = await fetch(`${ui.url}/api/v1/namespaces/default/flags?reference=main`);
+    t.equal(flags.status, 200, 'and they are');
+    await flags.arrayBuffer();
+    await pg.start();
+    await tab.open('/ui/history?ref=main');
+    await tab.waitText(/1 entry: 1 served, 0 rejected\./);
   });
 });
