@@ -4,7 +4,6 @@
  * entry (the base of its diff link), served spans and durations, problem counts, and what an
  * empty history or a failed read means for the person reading. Pure, no DOM.
  */
-import { location } from './excerpt.js';
 import type { HistoryEntry } from '../types.js';
 
 /** Entries a page when the address names no `limit`. */
@@ -103,11 +102,6 @@ export function problemCountText(shown: number, count: number): string {
   const noun = total === 1 ? 'problem' : 'problems';
   if (shown < total) return `the first ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${noun}`;
   return `${total.toLocaleString('en-US')} ${noun}`;
-}
-
-/** `default.features.yml:30:14 Nested mappings are not allowed…` */
-export function problemLine(p: { file: string; line: number; column: number; message: string }): string {
-  return `${location(p)} ${p.message}`;
 }
 
 /** `3 entries on this page: 2 served, 1 rejected.` */

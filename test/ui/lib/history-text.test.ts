@@ -14,7 +14,6 @@ import {
   parseHistoryQuery,
   previousLookupPath,
   problemCountText,
-  problemLine,
   servedBeforeOnPage,
   servedForText,
 } from '../../../src/ui/lib/history-text.js';
@@ -85,7 +84,6 @@ t.test('messages, durations, counts', async (t) => {
   t.equal(problemCountText(3, 3), '3 problems');
   t.equal(problemCountText(20, 1234), 'the first 20 of 1,234 problems');
   t.equal(problemCountText(2, 0), '2 problems', 'a missing count: the problems shown');
-  t.equal(problemLine({ file: 'default.features.yml', line: 30, column: 14, message: 'Nested mappings' }), 'default.features.yml:30:14 Nested mappings');
   t.equal(historySummary([served('c', 'x'), rejected('x', 'y')], false), '2 entries: 1 served, 1 rejected.');
   t.equal(historySummary([served('c', 'x')], true), '1 entry on this page: 1 served, 0 rejected. Older entries follow on the next page.');
 });
