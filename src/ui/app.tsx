@@ -13,6 +13,7 @@ import { ConsolePage } from './pages/console.js';
 import { DiffPage } from './pages/diff.js';
 import { FlagPage } from './pages/flag.js';
 import { FlagsPage } from './pages/flags.js';
+import { HistoryPage } from './pages/history.js';
 import { LoginPage } from './pages/login.js';
 import { NamespacesPage } from './pages/namespaces.js';
 import { SegmentPage } from './pages/segment.js';
@@ -45,6 +46,8 @@ function Page({ route }: { route: Route }) {
       return <StatusPage />;
     case 'diff':
       return <DiffPage />;
+    case 'history':
+      return <HistoryPage />;
     default:
       return (
         <>
@@ -62,6 +65,7 @@ const NAV: ReadonlyArray<{ label: string; page: Route['page'][]; href: (ref?: st
   { label: 'Console', page: ['console'], href: (ref) => paths.console({ ref }) },
   { label: 'Diff', page: ['diff'], href: (ref) => paths.diff({ ref }) },
   { label: 'Status', page: ['status'], href: (ref) => paths.status(ref) },
+  { label: 'History', page: ['history'], href: (ref) => paths.history(ref) },
 ];
 
 /** Who is signed in, when authentication is on (`GET /auth/v1/self`); undefined otherwise. */

@@ -178,3 +178,31 @@ export interface ChecksPage extends Page {
   checkedAt: string;
   checks: Check[];
 }
+
+/** One entry of `GET /meta/history` (docs/history.md, docs/api/operations.md). */
+export interface HistoryEntry {
+  reference: string;
+  revision: string;
+  status: 'served' | 'rejected';
+  /** Served only (null on rejections). */
+  servedFrom: string | null;
+  /** Null while the revision is still served, and on rejections. */
+  servedUntil: string | null;
+  replacedBy: string | null;
+  /** Rejected only. */
+  rejectedAt?: string;
+  author: string;
+  message: string;
+  committedAt: string | null;
+  /** Rejected only: the first problems (located, without quoted lines) and how many there were. */
+  problems?: Array<Pick<Problem, 'severity' | 'rule' | 'file' | 'line' | 'column' | 'message'>>;
+  problemCount?: number;
+  /** The replica that recorded it, when replicas do not coordinate. */
+  replica?: string;
+}
+
+export interface HistoryPage {
+  entries: HistoryEntry[];
+  /** "" on the last page. */
+  nextPageToken: string;
+}

@@ -13,6 +13,7 @@ export type Route =
   | { page: 'console' }
   | { page: 'status' }
   | { page: 'diff' }
+  | { page: 'history' }
   | { page: 'login' }
   | { page: 'not-found' };
 
@@ -32,6 +33,7 @@ export function matchRoute(path: string): Route {
   if (p === '/ui/console') return { page: 'console' };
   if (p === '/ui/status') return { page: 'status' };
   if (p === '/ui/diff') return { page: 'diff' };
+  if (p === '/ui/history') return { page: 'history' };
   if (p === '/ui/login') return { page: 'login' };
   const s = p.split('/');
   // ['', 'ui', 'namespaces', ns, 'flags' | 'segments', key?]
@@ -64,6 +66,7 @@ export const paths = {
   console: (params: { ref?: string; namespace?: string; flag?: string } = {}) => withParams('/ui/console', params),
   status: (ref?: string) => withParams('/ui/status', { ref }),
   diff: (params: { ref?: string; base?: string; head?: string; namespace?: string; impact?: string } = {}) => withParams('/ui/diff', params),
+  history: (ref?: string, params: { pageToken?: string; limit?: string } = {}) => withParams('/ui/history', { ref, ...params }),
   login: (next?: string) => withParams('/ui/login', { next }),
 };
 
@@ -74,8 +77,9 @@ export function switchReference(pathAndQuery: string, ref: string | undefined): 
   const params = new URLSearchParams(q < 0 ? '' : pathAndQuery.slice(q + 1));
   if (ref === undefined || ref === '') params.delete('ref');
   else params.set('ref', ref);
-  // A page number belongs to the list it was taken from.
+  // A page number or page token belongs to the list it was taken from.
   params.delete('page');
+  params.delete('pageToken');
   const s = params.toString();
   return s === '' ? path : `${path}?${s}`;
 }

@@ -2,7 +2,8 @@
  * The status page: per reference the server keeps (`/meta/snapshots`), the revision served (id,
  * author, message, when), when it was loaded and last checked, staleness, the last error, and the
  * last rejected revision with each located problem (`file:line:column`, severity, rule, message,
- * hint) and the lines it points at. Refreshed every 10 s while the page is visible.
+ * hint) and the lines it points at, and a link to each reference's history page. Refreshed
+ * every 10 s while the page is visible.
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { PageTitle } from '../components/page-title.js';
@@ -119,6 +120,8 @@ function ReferenceSection({ status: r, now }: { status: ReferenceStatus; now: nu
       </h2>
       <p>
         <Link href={paths.namespaces(r.reference)}>Browse the flags of {r.reference}</Link>
+        {' · '}
+        <Link href={paths.history(r.reference)}>History of {r.reference}</Link>
       </p>
       <dl class="props">
         {r.revision ? <RevisionProps revision={r.revision} now={now} /> : (

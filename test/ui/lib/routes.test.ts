@@ -11,7 +11,7 @@ t.test('paths → pages', async (t) => {
   t.same(matchRoute('/ui/namespaces/a%2Fb/flags/x%20y'), { page: 'flag', namespace: 'a/b', key: 'x y' }, 'decoded');
   t.same(matchRoute('/ui/namespaces/prod/segments'), { page: 'segments', namespace: 'prod' });
   t.same(matchRoute('/ui/namespaces/prod/segments/beta/'), { page: 'segment', namespace: 'prod', key: 'beta' });
-  for (const p of ['console', 'status', 'diff', 'login'] as const) t.same(matchRoute(`/ui/${p}`), { page: p });
+  for (const p of ['console', 'status', 'diff', 'history', 'login'] as const) t.same(matchRoute(`/ui/${p}`), { page: p });
   for (const p of ['/ui/nope', '/ui/namespaces/x', '/ui/namespaces/x/other', '/ui/namespaces/%E0/flags', '/ui/namespaces//flags', '/elsewhere']) {
     t.same(matchRoute(p), { page: 'not-found' }, p);
   }
@@ -24,6 +24,8 @@ t.test('links carry the reference and encode keys', async (t) => {
   t.equal(paths.flags('ns', undefined, { q: 'pay', type: undefined }), '/ui/namespaces/ns/flags?q=pay');
   t.equal(paths.console({ ref: 'v1', namespace: 'ns', flag: 'f' }), '/ui/console?ref=v1&namespace=ns&flag=f');
   t.equal(paths.diff({ base: 'main', head: 'feature', impact: '' }), '/ui/diff?base=main&head=feature');
+  t.equal(paths.history('feature/x', { pageToken: 'a=', limit: undefined }), '/ui/history?ref=feature%2Fx&pageToken=a%3D');
+  t.equal(paths.history(), '/ui/history');
   t.equal(paths.login('/ui/status?ref=x'), '/ui/login?next=%2Fui%2Fstatus%3Fref%3Dx');
   for (const [page, key] of [['flags', 'flags'], ['segments', 'segments']] as const) {
     const href = page === 'flags' ? paths.flags('n/s', 'r') : paths.segments('n/s', 'r');
@@ -34,6 +36,7 @@ t.test('links carry the reference and encode keys', async (t) => {
 t.test('switching the reference keeps the page and its filters, drops the page number', async (t) => {
   t.equal(switchReference('/ui/namespaces/default/flags?q=x&page=3', 'feature'), '/ui/namespaces/default/flags?q=x&ref=feature');
   t.equal(switchReference('/ui/status?ref=old', 'new'), '/ui/status?ref=new');
+  t.equal(switchReference('/ui/history?ref=old&pageToken=abc&limit=5', 'new'), '/ui/history?ref=new&limit=5', 'a page token belongs to the old reference');
   t.equal(switchReference('/ui/status?ref=old', undefined), '/ui/status', 'the default: no ref');
   t.equal(switchReference('/ui/console', 'a&b'), '/ui/console?ref=a%26b');
 });
