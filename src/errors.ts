@@ -131,6 +131,19 @@ export const codeHostUnavailable = (setCookie: string) =>
 export const clusterVerificationUnavailable = (reason: string) =>
   new VexilError(Code.Unavailable, `verifying service account: ${reason}`);
 
+/**
+ * The checks of a served revision cannot be computed: the local folder it was read from has moved on
+ * since (its new state is being built), so its files are not that revision's any more.
+ */
+export const stateMovedOn = (reference: string, revision: string) =>
+  new VexilError(Code.Unavailable, `reference "${reference}" changed since revision ${revision}: its new state is being loaded; try again`, {
+    headers: retryAfter(1),
+  });
+
+/** The served-revision history's database cannot be read (`/meta/history`); the cause goes to the log. */
+export const historyUnavailable = (cause?: unknown) =>
+  new VexilError(Code.Unavailable, 'the history store cannot be read now', { headers: retryAfter(1), cause });
+
 export interface RefusalEntry {
   /** One line: when a request gets it. */
   readonly meaning: string;
@@ -196,6 +209,16 @@ export const REFUSALS = {
     meaning: "a Kubernetes service account token cannot be judged: cluster discovery or the cluster's key set fetch fails",
     hint: 'retry later; check authentication.methods.cluster.discovery_url is reachable from the pod',
     example: () => clusterVerificationUnavailable('cluster discovery failed: connect ECONNREFUSED'),
+  },
+  stateMovedOn: {
+    meaning: "the checks of a revision served from a local folder are asked for after the folder changed: the files read are no longer that revision's",
+    hint: 'retry after Retry-After: the new state is being built, and its checks are then the ones to ask for',
+    example: () => stateMovedOn('local', '9f2c41d0e8ab'),
+  },
+  historyUnavailable: {
+    meaning: 'the served-revision history cannot be read: its database (authentication.storage) is out of reach or failed; flags are still served',
+    hint: 'retry after Retry-After; check the database the history shares with authentication.storage',
+    example: () => historyUnavailable(),
   },
 } as const satisfies Record<string, RefusalEntry>;
 

@@ -15,7 +15,7 @@
  * without one, or when it does not parse, the checks run with the catalogue's severities (the
  * policy's problems are answered by the guards' users, `GET /api/v1/diff?policy=true`).
  */
-import { Code, VexilError } from '../errors.js';
+import { Code, VexilError, stateMovedOn } from '../errors.js';
 import type { Snapshot } from '../model/snapshot.js';
 import type { Revision, Source } from '../sources/types.js';
 import type { LocatedCheck } from '../state/load.js';
@@ -73,9 +73,7 @@ export function createServedChecks(opts: ServedChecksOptions): ServedChecksTable
     try {
       const fileSet = await opts.source.files(revision);
       if (fileSet.revision.id !== snapshot.revision) {
-        throw new VexilError(Code.Unavailable, `reference "${reference}" changed since revision ${snapshot.revision}: its new state is being loaded; try again`, {
-          headers: { 'Retry-After': '1' },
-        });
+        throw stateMovedOn(reference, snapshot.revision);
       }
       result = await readState(fileSet, {
         reference,

@@ -6,7 +6,7 @@
  * tokens only, auth/scope.ts). Entries are shaped here; the query is checked in history-request.ts.
  */
 import type Router from '@koa/router';
-import { Code, VexilError, notFound } from '../../errors.js';
+import { historyUnavailable, notFound } from '../../errors.js';
 import type { AppState } from '../../http/context.js';
 import { sendJson } from '../../http/respond.js';
 import { CLUSTER_SCOPE } from '../../store/history/recorder.js';
@@ -25,7 +25,7 @@ async function read<T>(what: () => Promise<T>): Promise<T> {
   try {
     return await what();
   } catch (err) {
-    throw new VexilError(Code.Unavailable, 'the history store cannot be read now', { cause: err });
+    throw historyUnavailable(err);
   }
 }
 
