@@ -7,8 +7,8 @@
  * line with its open <details> closed and a note saying where the rest is. The body never holds a
  * timestamp, so an unchanged result leaves the comment unchanged.
  */
-import { formatMarkdown, md } from '../diff/format-markdown.js';
-import { short } from '../diff/format-text.js';
+import { formatMarkdown, md } from '../../diff/format-markdown.js';
+import { short } from '../../diff/format-text.js';
 import type { CommentInputs, ReportedCase, ReportedProblem } from './inputs.js';
 
 /** GitHub's limit for a comment body, in characters. */

@@ -1,5 +1,5 @@
 /** `vexil stale --format markdown`: a heading, one table per finding kind, a summary line; text from the state escaped (diff's `md`). */
-import { md } from '../diff/format-markdown.js';
+import { md } from '../../diff/format-markdown.js';
 import type { StaleFinding, StaleReport } from './report.js';
 import { SECTIONS, summary, where } from './format-text.js';
 

@@ -2,7 +2,7 @@
  * The guards section of `vexil diff --policy` in text and Markdown (the JSON carries the report as
  * it is): which policy judged the change, then each finding located, with its rule id and message.
  */
-import type { GuardProblem, GuardReport } from '../../diff/types.js';
+import type { GuardProblem, GuardReport } from './types.js';
 import { md } from './format-markdown.js';
 
 const where = (g: GuardProblem) => (g.file === '' ? '' : `${g.file}${g.line > 0 ? `:${g.line}:${g.column}` : ''}: `);

@@ -1,6 +1,6 @@
-/** `vexil diff --format text`: a line per change, grouped by namespace and flag/segment; ANSI colours on request. */
-import { describeChange, describeImpact } from '../../diff/describe.js';
-import type { DiffReport, EntryStatus } from '../../diff/types.js';
+/** The semantic diff in plain text (`vexil diff --format text`, change notifications): a line per change, grouped by namespace and flag/segment; ANSI colours on request. */
+import { describeChange, describeImpact } from './describe.js';
+import type { DiffReport, EntryStatus } from './types.js';
 
 const MARK: Readonly<Record<EntryStatus, string>> = { added: '+', removed: '-', changed: '~' };
 const COLOUR: Readonly<Record<EntryStatus, string>> = { added: '\x1b[32m', removed: '\x1b[31m', changed: '\x1b[33m' };

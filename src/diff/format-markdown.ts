@@ -1,11 +1,11 @@
 /**
- * `vexil diff --format markdown`: made for a pull-request comment. A heading, a summary table
+ * The semantic diff in Markdown (`vexil diff --format markdown`, the UI diff page's "Copy as Markdown"): made for a pull-request comment. A heading, a summary table
  * (one row per changed flag and segment, with its impact), then a collapsible `<details>` per flag
  * and segment listing its changes. Text from the state is escaped so it cannot break the table or
  * open HTML.
  */
-import { describeChange, describeImpact, percent } from '../../diff/describe.js';
-import type { DiffReport, FlagImpact } from '../../diff/types.js';
+import { describeChange, describeImpact, percent } from './describe.js';
+import type { DiffReport, FlagImpact } from './types.js';
 import { sampleWords, short } from './format-text.js';
 
 const ICON = { added: '🟢 added', removed: '🔴 removed', changed: '🟡 changed' } as const;
