@@ -139,3 +139,33 @@ t.test('the status page: problems first, and Check now', async (t) => {
     t.match(await tab.waitText(/Author/, '#ref-feature'), /Author\s+Grace Hopper/, 'the details open from the keyboard');
   });
 });
+
+t.test('with authentication required: Check now needs a valid credential, and says so when refused', async (t) => {
+  const TOKEN = 'ui-status-bootstrap-token';
+  const ui = await startUi(t, {
+    authentication: ['authentication:', '  required: true', '  methods:', '    token:', '      enabled: true', `      bootstrap: { token: ${TOKEN} }`].join('\n'),
+  });
+
+  await ui.test(t, 'signed in: Check now looks; once the token is expired: refused in words, the page stays', async (t, tab) => {
+    const { page } = tab;
+    tab.allowError(/status of 401/);
+    const created = await ui.post('/auth/v1/method/token', { name: 'ui-status-on-call' }, TOKEN);
+    t.equal(created.status, 200);
+    const token: string = created.body.clientToken;
+    await tab.open('/ui/login?next=%2Fui%2Fstatus');
+    await page.getByLabel('Client token').fill(token);
+    await page.getByRole('button', { name: 'Sign in with token' }).click();
+    await tab.waitText(/2 references, no problems\./);
+    await page.getByRole('button', { name: 'Check now' }).click();
+    t.match(await tab.waitText(/Checked at/, '#check-result'), /: no change, every reference serves what it served before\.$/, 'the signed-in token may ask');
+
+    const expired = await fetch(`${ui.url}/auth/v1/self/expire`, { method: 'PUT', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{}' });
+    t.equal(expired.status, 200, 'the token is expired on the server');
+    await page.getByRole('button', { name: 'Check now' }).click();
+    const refused = await tab.waitText(/refused/, '#check-result');
+    t.match(refused, words('The server refused to look: your sign-in has expired or the token was revoked. Sign in again to check now. Sign in'));
+    t.equal(new URL(page.url()).pathname, '/ui/status', 'the page stays, with its list');
+    t.equal(await page.getByRole('link', { name: 'Sign in', exact: true }).getAttribute('href'), '/ui/login?next=%2Fui%2Fstatus');
+    await tab.checkpoint(t, 'ui-status-check-refused');
+  });
+});

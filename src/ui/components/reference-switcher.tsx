@@ -55,7 +55,7 @@ export function ReferenceSwitcher() {
         }}
       >
         <label for="ref-typed" class="visually-hidden">
-          Find a reference, or any branch, tag or commit id
+          Other reference (branch, tag or commit id), or find one in the list
         </label>
         <input
           id="ref-typed"
