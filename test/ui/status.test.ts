@@ -26,7 +26,7 @@ t.test('the status page: problems first, and Check now', async (t) => {
     const text = await tab.waitText(/2 references, no problems\./);
     t.match(text, new RegExp(`main\\s+default\\s+ok\\s+${short(ui.main)}\\s+committed \\S+.* ago`));
     t.match(text, new RegExp(`feature\\s+ok\\s+${short(ui.feature)}`));
-    t.match(text, words(`${short(ui.main)} is served, the newest commit.`));
+    t.match(text, words(`${short(ui.main)} is served, the newest commit the server has seen.`));
     t.match(text, /Check now\s+Asks the server to look at the source now instead of waiting for its next poll\./);
     t.equal(await page.locator('#ref-select').count(), 0, 'no reference switcher: the page lists every reference');
     await page.getByText('Revision, load and check times of main').click();

@@ -212,7 +212,7 @@ function servedSentence(r: ReferenceStatus): string {
     case 'not loaded':
       return 'Not loaded yet.';
     case 'ok':
-      return `${served} is served, the newest commit.`;
+      return `${served} is served, the newest commit the server has seen.`;
   }
 }
 
