@@ -153,7 +153,8 @@ export function App() {
             ))}
           </ul>
         </nav>
-        <ReferenceSwitcher />
+        {/* Diff names its own base and head; Status lists every reference: switching would change nothing. */}
+        {route.page !== 'diff' && route.page !== 'status' && <ReferenceSwitcher />}
         {session && (
           <button type="button" class="logout" onClick={() => void logout(session)}>
             Log out

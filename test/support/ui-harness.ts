@@ -64,6 +64,10 @@ export interface UiOptions {
   authentication?: string;
   /** The port vexil listens on (0: any), for a configuration that names vexil's own address (OIDC). */
   port?: number;
+  /** `storage.git.prebuild` (default [main, feature]): globs of the branches vexil builds on every poll. */
+  prebuild?: readonly string[];
+  /** Runs on the repository after main and feature are committed, before vexil starts (more branches). */
+  seed?: (repository: GitFixture, main: string) => Promise<void>;
 }
 
 export interface UiTab {
@@ -109,6 +113,7 @@ export async function startUi(t: Test, opts: UiOptions = {}): Promise<Ui> {
   const repository = await startGitFixture(t, { push: true });
   const main = await repository.repo.commit('main', fixtureFiles('main'), { message: 'Checkout flags' });
   const feature = await repository.repo.commit('feature', fixtureFiles('feature'), { parent: main, message: 'Try Adyen on 60% of everyone' });
+  await opts.seed?.(repository, main);
 
   const dir = mkdtempSync(join(tmpdir(), 'vexil-ui-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
@@ -126,7 +131,7 @@ export async function startUi(t: Test, opts: UiOptions = {}): Promise<Ui> {
       `    cache_dir: ${join(dir, 'cache')}`,
       // The tests refresh through POST /meta/refresh: no poll runs behind their back.
       '    poll_interval: 1h',
-      '    prebuild: [main, feature]',
+      `    prebuild: ${JSON.stringify(opts.prebuild ?? ['main', 'feature'])}`,
       opts.authentication ?? '',
       '',
     ].join('\n'),

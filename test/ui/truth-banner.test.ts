@@ -60,7 +60,7 @@ t.test('a reference whose latest push was rejected is never shown as the branch'
     await tab.open('/ui/namespaces/default/flags?ref=feature');
     await page.getByRole('link', { name: 'See feature on the Status page' }).click();
     await page.waitForURL(/\/ui\/status#ref-feature$/);
-    t.match(await tab.waitText(/1 with a rejected change/), words(`The revision below was rejected; the server keeps serving ${short(ui.feature)}.`), 'the link leads to the Status entry');
+    t.match(await tab.waitText(/1 serves an older revision/), words(`The revision below was rejected; the server keeps serving ${short(ui.feature)}.`), 'the link leads to the Status entry');
   });
 
   await ui.test(t, 'the diff main → feature: the banner on the head side only', async (t, tab) => {
@@ -87,6 +87,14 @@ t.test('a reference whose latest push was rejected is never shown as the branch'
     t.match(text, words('never-valid has no valid state: vexil rejected its commits and never served a valid one, so there is nothing to show.'));
     t.match(text, /default\.features\.yml:30:14/, 'the server\'s first problem is quoted');
     t.notMatch(text, /Error 400/, 'not a bare status code');
+    // The server lists the branch once the page's request has tried to build it: the banner follows.
+    const banner = page.getByRole('status').filter({ hasText: 'was never valid' });
+    await banner.waitFor();
+    const said = await banner.innerText();
+    t.match(said, words('never-valid was never valid'));
+    t.match(said, words(`never-valid has no valid state: its commit ${short(never)} by Ada Lovelace <ada@example.com> was rejected and no earlier commit was ever valid, so nothing is served.`));
+    t.match(said, words('First problem: default.features.yml:30:14 Nested mappings are not allowed in compact mappings'));
+    t.equal(await page.locator('main > :first-child').getAttribute('class'), 'truth-banner never-valid', 'the banner first, then the error box');
     await tab.checkpoint(t, 'ui-no-valid-state');
     await page.getByRole('link', { name: 'See why on the Status page' }).click();
     await page.waitForURL(/\/ui\/status#ref-never-valid$/);
@@ -96,4 +104,28 @@ t.test('a reference whose latest push was rejected is never shown as the branch'
     const top = await page.locator('#ref-never-valid').evaluate((e) => (e as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect().top);
     t.ok(top >= 0 && top < 100, `the page lands on the entry (its top at ${top} px)`);
   });
+
+  await ui.test(t, 'a flag missing on the viewed reference: where it exists, linked', async (t, tab) => {
+    const { page } = tab;
+    tab.allowError(/status of 404/);
+    const only = readFileSync(join(UI_FIXTURES, 'elsewhere', 'elsewhere.features.yml'), 'utf8');
+    await ui.git.repo.commit('search/x', { 'elsewhere.features.yml': only }, { parent: ui.main, message: 'A new search, behind a flag' });
+    t.equal((await ui.post('/meta/refresh', {})).status, 200, 'vexil lists the new branch');
+    await tab.open('/ui/namespaces/elsewhere/flags/new-search?ref=search%2Fx');
+    await tab.waitText(/boolean flag/);
+
+    await tab.open('/ui/namespaces/elsewhere/flags/new-search');
+    const text = await tab.waitText(/This flag exists on/);
+    t.match(text, /Not found: /, 'the error box says it is not found here');
+    t.match(text, words('This flag exists on: search/x'));
+    await tab.checkpoint(t, 'ui-flag-elsewhere');
+    await page.getByRole('link', { name: 'search/x', exact: true }).click();
+    await page.waitForURL(/\/ui\/namespaces\/elsewhere\/flags\/new-search\?ref=search%2Fx$/);
+    await tab.waitText(/boolean flag/);
+    t.equal(await page.locator('#flag-elsewhere').count(), 0, 'found there: nothing more to say');
+
+    await tab.open('/ui/namespaces/default/flags/no-such-flag');
+    t.match(await tab.waitText(/This flag exists on none/), words('This flag exists on none of the references looked at: feature and 1 other reference.'));
+  });
+
 });

@@ -1,38 +1,27 @@
 /**
- * The header's reference switcher: the references the server has built (revision, age, status),
- * plus a field for any other reference (a branch, tag or commit id), which the server builds on
- * request. Switching keeps the page and changes `ref` in the address.
+ * The header's reference switcher: the references the server keeps (revision, commit age, load
+ * age, state), and a field that narrows that list as one types (hundreds of branches stay
+ * findable) and goes to any other reference (a branch, tag or commit id, which the server builds
+ * on request). Switching keeps the page and changes `ref` in the address. The app shell leaves it
+ * out on pages where the reference changes nothing (Diff, Status). Words and search:
+ * lib/reference-search.ts.
  */
 import { useState } from 'preact/hooks';
 import { useApp } from '../context.js';
-import { age, shortRevision } from '../lib/format.js';
+import { goTarget, matchCountText, matchReferences, referenceLabel } from '../lib/reference-search.js';
 import { switchReference } from '../lib/routes.js';
 import { navigate } from '../router.js';
-import type { ReferenceStatus } from '../types.js';
 
-function statusWord(s: ReferenceStatus): string {
-  if (s.lastRejected) return 'rejected change';
-  if (s.stale) return 'stale';
-  if (s.lastError) return 'error';
-  return s.revision ? 'ok' : 'not loaded';
-}
-
-export function referenceLabel(s: ReferenceStatus, now: number): string {
-  const parts = [s.reference];
-  if (s.revision) parts.push(shortRevision(s.revision.id));
-  const a = age(s.loadedAt, now);
-  if (a !== '') parts.push(a);
-  const w = statusWord(s);
-  if (w !== 'ok') parts.push(w);
-  return parts.join(' · ');
-}
+export { referenceLabel };
 
 export function ReferenceSwitcher() {
   const { reference, snapshots } = useApp();
   const [typed, setTyped] = useState('');
+  const [hint, setHint] = useState('');
   const refs = snapshots?.references ?? [];
   const current = reference ?? snapshots?.defaultReference ?? '';
   const known = refs.some((r) => r.reference === current);
+  const shown = matchReferences(refs, typed, current);
   const now = Date.now();
   const go = (ref: string) => {
     const r = ref.trim();
@@ -43,7 +32,7 @@ export function ReferenceSwitcher() {
     <div class="ref-switcher">
       <label for="ref-select">Reference</label>
       <select id="ref-select" value={current} onChange={(e) => go((e.currentTarget as HTMLSelectElement).value)}>
-        {refs.map((r) => (
+        {shown.map((r) => (
           <option key={r.reference} value={r.reference}>
             {referenceLabel(r, now)}
           </option>
@@ -54,22 +43,36 @@ export function ReferenceSwitcher() {
         class="ref-form"
         onSubmit={(e) => {
           e.preventDefault();
-          if (typed.trim() !== '') go(typed);
+          const target = goTarget(refs, typed);
+          if (target === undefined) return;
+          if ('choose' in target) {
+            setHint(`${target.choose} references match: choose one in the Reference list.`);
+            return;
+          }
           setTyped('');
+          setHint('');
+          go(target.go);
         }}
       >
         <label for="ref-typed" class="visually-hidden">
-          Other reference (branch, tag or commit id)
+          Other reference (branch, tag or commit id), or find one in the list
         </label>
         <input
           id="ref-typed"
-          placeholder="branch, tag or commit"
+          placeholder="find or type a reference"
           value={typed}
-          onInput={(e) => setTyped((e.currentTarget as HTMLInputElement).value)}
+          onInput={(e) => {
+            setTyped((e.currentTarget as HTMLInputElement).value);
+            setHint('');
+          }}
           autocomplete="off"
           spellcheck={false}
+          aria-describedby="ref-matches"
         />
         <button type="submit">Go</button>
+        <span id="ref-matches" class={typed.trim() === '' ? 'visually-hidden' : 'ref-matches muted'} aria-live="polite">
+          {hint !== '' ? hint : typed.trim() === '' ? '' : matchCountText(refs, typed)}
+        </span>
       </form>
     </div>
   );

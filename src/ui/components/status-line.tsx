@@ -1,8 +1,12 @@
 /**
  * Loading and error states of a page, announced to screen readers. A reference with no valid
- * state (the store's 400) is said in words with a link to its Status entry, not as a bare code.
+ * state (the store's 400) is said in words with a link to its Status entry, not as a bare code;
+ * the server lists such a reference once this request has tried to build it, so the status is
+ * read again then and the truth banner above the page says it too.
  */
+import { useEffect, useRef } from 'preact/hooks';
 import type { ApiError } from '../api.js';
+import { useApp } from '../context.js';
 import { noValidStateReference, statusHref } from '../lib/reference-truth.js';
 import { Link } from '../router.js';
 
@@ -16,6 +20,15 @@ export function Loading({ what }: { what: string }) {
 
 export function ErrorBox({ error }: { error: ApiError }) {
   const invalid = noValidStateReference(error);
+  const { snapshots, reloadSnapshots } = useApp();
+  const listed = invalid !== undefined && snapshots?.references.some((r) => r.reference === invalid && r.lastRejected !== undefined) === true;
+  const reread = useRef<string | undefined>(undefined);
+  useEffect(() => {
+    // Once per reference: a server that does not list it (yet) is not asked in a loop.
+    if (invalid === undefined || listed || reread.current === invalid) return;
+    reread.current = invalid;
+    reloadSnapshots();
+  }, [invalid, listed, reloadSnapshots]);
   if (invalid !== undefined) {
     return (
       <div class="error-box" role="alert">

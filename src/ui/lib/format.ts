@@ -18,7 +18,7 @@ export function age(iso: string | undefined, now: number): string {
   if (m < 60) return `${m} min ago`;
   const h = Math.floor(m / 60);
   if (h < 48) return `${h} h ago`;
-  return `${Math.floor(h / 24)} days ago`;
+  return `${formatCount(Math.floor(h / 24))} days ago`;
 }
 
 /** Attachments are JSON text: pretty-printed when they parse, as they are otherwise. */
@@ -34,4 +34,33 @@ export function prettyJson(text: string): string {
 /** `VARIANT_FLAG_TYPE` → `variant`. */
 export function flagTypeLabel(type: string): string {
   return type === 'BOOLEAN_FLAG_TYPE' ? 'boolean' : 'variant';
+}
+
+/*
+ * Numbers and percentages, one style for every page: the UI is in English, so numbers are grouped
+ * as en-US groups them (`3,000`) and a percentage is written as the CLI and `vexil diff` write it,
+ * the sign right after the number (`50%`, `33.33%`), so the diff page and its "Copy as Markdown"
+ * agree with the rest of the UI.
+ */
+const COUNT = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
+
+/** `3,000`, `12`, `0.5`: a count or any figure, grouped, at most two decimals. */
+export function formatCount(n: number): string {
+  return COUNT.format(n);
+}
+
+/** `50%`, `33.33%`, `0.5%` from a percentage (0–100), at most two decimals, no grouping. */
+export function formatPercent(percent: number): string {
+  return `${Math.round(percent * 100) / 100}%`;
+}
+
+/** `12.4%` from a share (0–1) of a whole, at most `digits` decimals (default 1). */
+export function formatShare(share: number, digits = 1): string {
+  const f = 10 ** digits;
+  return `${Math.round(share * 100 * f) / f}%`;
+}
+
+/** `1 reference`, `3,000 flags`, `2 entries`: a count and its noun (the plural given when not noun + s). */
+export function countOf(n: number, singular: string, plural = `${singular}s`): string {
+  return `${formatCount(n)} ${n === 1 ? singular : plural}`;
 }

@@ -5,6 +5,7 @@
  * empty history or a failed read means for the person reading. Pure, no DOM.
  */
 import type { HistoryEntry } from '../types.js';
+import { countOf, formatCount } from './format.js';
 
 /** Entries a page when the address names no `limit`. */
 export const HISTORY_PAGE_SIZE = 25;
@@ -84,7 +85,7 @@ export function durationText(fromMs: number, untilMs: number): string {
   if (m < 60) return `${m} min`;
   const h = Math.floor(m / 60);
   if (h < 48) return m % 60 === 0 ? `${h} h` : `${h} h ${m % 60} min`;
-  return `${Math.floor(h / 24).toLocaleString('en-US')} days`;
+  return countOf(Math.floor(h / 24), 'day');
 }
 
 /** How long a served entry was (or has been) served: `for 12 min`, `for 3 min so far`; '' for a rejection. */
@@ -100,16 +101,15 @@ export function servedForText(e: HistoryEntry, now: number): string {
 export function problemCountText(shown: number, count: number): string {
   const total = Math.max(shown, count);
   const noun = total === 1 ? 'problem' : 'problems';
-  if (shown < total) return `the first ${shown.toLocaleString('en-US')} of ${total.toLocaleString('en-US')} ${noun}`;
-  return `${total.toLocaleString('en-US')} ${noun}`;
+  if (shown < total) return `the first ${formatCount(shown)} of ${formatCount(total)} ${noun}`;
+  return `${formatCount(total)} ${noun}`;
 }
 
 /** `3 entries on this page: 2 served, 1 rejected.` */
 export function historySummary(entries: readonly HistoryEntry[], hasOlder: boolean): string {
   const served = entries.filter((e) => e.status === 'served').length;
   const rejected = entries.length - served;
-  const n = entries.length.toLocaleString('en-US');
-  const head = `${n} ${entries.length === 1 ? 'entry' : 'entries'}${hasOlder ? ' on this page' : ''}: ${served.toLocaleString('en-US')} served, ${rejected.toLocaleString('en-US')} rejected.`;
+  const head = `${countOf(entries.length, 'entry', 'entries')}${hasOlder ? ' on this page' : ''}: ${formatCount(served)} served, ${formatCount(rejected)} rejected.`;
   return hasOlder ? `${head} Older entries follow on the next page.` : head;
 }
 

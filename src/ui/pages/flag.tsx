@@ -9,6 +9,7 @@
  */
 import { Fragment } from 'preact';
 import { withQuery } from '../api.js';
+import { FlagElsewhere } from '../components/flag-elsewhere.js';
 import { NamespaceTabs } from '../components/namespace-tabs.js';
 import { PageTitle } from '../components/page-title.js';
 import { ErrorBox, Loading } from '../components/status-line.js';
@@ -258,6 +259,7 @@ export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: s
       <PageTitle title={flag ? flag.name || flag.key : flagKey} />
       {flagRes.state === 'loading' && <Loading what="the flag" />}
       {flagRes.state === 'error' && <ErrorBox error={flagRes.error} />}
+      {flagRes.state === 'error' && flagRes.error.status === 404 && <FlagElsewhere namespace={namespace} flagKey={flagKey} />}
       {flag && (
         <>
           <p class="flag-summary">

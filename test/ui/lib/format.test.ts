@@ -1,7 +1,7 @@
 /** Small formatters of the UI (src/ui/lib/format.ts, cookies.ts, session-token.ts). */
 import t from 'tap';
 import { cookieValue } from '../../../src/ui/lib/cookies.js';
-import { age, flagTypeLabel, prettyJson, shortRevision } from '../../../src/ui/lib/format.js';
+import { age, countOf, flagTypeLabel, formatCount, formatPercent, formatShare, prettyJson, shortRevision } from '../../../src/ui/lib/format.js';
 import { forgetToken, readToken, saveToken } from '../../../src/ui/lib/session-token.js';
 
 t.test('revisions and ages', async (t) => {
@@ -15,6 +15,7 @@ t.test('revisions and ages', async (t) => {
   t.equal(age('2026-01-01T11:55:00Z', now), '5 min ago');
   t.equal(age('2026-01-01T09:00:00Z', now), '3 h ago');
   t.equal(age('2025-12-28T12:00:00Z', now), '4 days ago');
+  t.equal(age('2023-01-01T12:00:00Z', now), '1,096 days ago', 'grouped as every count is');
   t.equal(age('2026-01-01T12:00:10Z', now), 'just now', 'a clock slightly ahead');
   t.equal(age(undefined, now), '');
   t.equal(age('not a time', now), '');
@@ -47,4 +48,24 @@ t.test('the pasted token lives in the given storage only', async (t) => {
   t.equal(readToken(storage), undefined);
   saveToken(storage, '   ');
   t.equal(readToken(storage), undefined, 'blank is no token');
+});
+
+t.test('numbers and percentages: one style (en-US grouping, the % right after the number)', async (t) => {
+  t.equal(formatCount(3000), '3,000');
+  t.equal(formatCount(12), '12');
+  t.equal(formatCount(1234567), '1,234,567');
+  t.equal(formatCount(0.5), '0.5');
+  t.equal(formatCount(2 / 3), '0.67');
+  t.equal(formatPercent(50), '50%');
+  t.equal(formatPercent(33.333333), '33.33%');
+  t.equal(formatPercent(0.5), '0.5%');
+  t.equal(formatPercent(100), '100%');
+  t.equal(formatPercent(1000), '1000%', 'no grouping: a percentage above 100 is rare and reads as one figure');
+  t.equal(formatShare(0.124), '12.4%');
+  t.equal(formatShare(1 / 3, 2), '33.33%');
+  t.equal(formatShare(0), '0%');
+  t.equal(countOf(1, 'reference'), '1 reference');
+  t.equal(countOf(3000, 'flag'), '3,000 flags');
+  t.equal(countOf(0, 'entry', 'entries'), '0 entries');
+  t.equal(countOf(2, 'entry', 'entries'), '2 entries');
 });
