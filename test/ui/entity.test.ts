@@ -176,6 +176,22 @@ t.test('what does this entity get: every flag in one batch, as the API answers',
     t.same((await shownRows(page))[1], ['new-checkout', 'boolean', 'true', 'default', 'none']);
   });
 
+  await ui.test(t, "a batch over the server's 1 MiB request limit is refused on the page, with its size; nothing is sent", async (t, tab) => {
+    const { page } = tab;
+    const sent = batchRequests(tab);
+    await tab.open('/ui/entity?namespace=catalog');
+    await tab.waitText(/60 flags/);
+    await page.getByLabel('Entity id').fill('user-1');
+    // 20,000 characters, sent once per flag: 60 × 20 KB is about 1.2 MB.
+    await page.getByLabel('Context key 1', { exact: true }).fill('note');
+    await page.getByLabel('Context value 1', { exact: true }).fill('x'.repeat(20_000));
+    await page.getByRole('button', { name: 'Evaluate all flags' }).click();
+    const text = await tab.waitText(/above the server's request limit/, '#context-error');
+    t.match(text, /^The batch for 60 flags with this context is 1\.\d MiB, above the server's request limit of 1\.0 MiB: the context is sent once per flag, so shorten it\.$/);
+    t.same(sent, [], 'nothing was sent');
+    t.match(await tab.text('#entity-status'), /Not evaluated yet\./);
+  });
+
   await ui.test(t, 'the 60 flags of catalog at 375 px: no sideways scroll; the dark theme; the keyboard reaches every control', async (t, tab) => {
     const { page } = tab;
     await page.setViewportSize({ width: 375, height: 740 });

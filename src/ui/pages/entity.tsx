@@ -51,6 +51,7 @@ export function EntityPage() {
   const [entityError, setEntityError] = useState<string | undefined>(undefined);
   const [run, setRun] = useState<Run>({ state: 'idle' });
   const [copied, setCopied] = useState<string | undefined>(undefined);
+  const [showCurl, setShowCurl] = useState(false);
   // Evaluate once the flag list is there: on opening an address naming an entity, and again
   // (against the new reference) when the reference is switched after a run.
   const [pending, setPending] = useState(initial.entityId !== '');
@@ -122,19 +123,27 @@ export function EntityPage() {
     if (run.state === 'ok' || run.state === 'error') setPending(true);
   }, [reference]);
 
+  const authenticated = info.state === 'ok' && info.data.authentication.required;
   const copyCurl = () => {
     const r = request();
     if (r === undefined) return;
-    const text = curlCommand({ url: `${location.origin}${BATCH_PATH}`, body: r.body, authenticated: info.state === 'ok' && info.data.authentication.required });
+    const text = curlCommand({ url: `${location.origin}${BATCH_PATH}`, body: r.body, authenticated });
+    setShowCurl(true);
     setCopied(undefined);
-    navigator.clipboard.writeText(text).then(
+    // The Clipboard API exists only in secure contexts (HTTPS or localhost); the command is shown either way.
+    const clipboard = window.isSecureContext ? navigator.clipboard : undefined;
+    if (clipboard === undefined) {
+      setCopied('This page cannot copy here (not HTTPS): select the command below and copy it.');
+      return;
+    }
+    clipboard.writeText(text).then(
       () => setCopied('Copied: the curl command for this batch request is on the clipboard.'),
       () => setCopied('The browser did not allow copying: select the command below and copy it.'),
     );
   };
-  const authenticated = info.state === 'ok' && info.data.authentication.required;
+  // Written only while shown: for thousands of flags the command is long, and the inputs change on every key.
   const shownCurl =
-    flags.state === 'ok' && context.ok && entityIdProblem(entityId) === undefined
+    showCurl && flags.state === 'ok' && context.ok && entityIdProblem(entityId) === undefined
       ? curlCommand({ url: `${location.origin}${BATCH_PATH}`, body: batchBody(namespace, flags.data.flags.map((f) => f.key), entityId, context.context, reference), authenticated })
       : undefined;
 
@@ -193,13 +202,15 @@ export function EntityPage() {
         <p class="muted small" role="status" id="entity-copied">
           {copied ?? ''}
         </p>
-        {shownCurl !== undefined && (
-          <details class="request">
-            <summary>The curl command</summary>
-            {authenticated && <p class="small">Replace &lt;token&gt; with a client token: the page never copies yours.</p>}
+        <details class="request" open={showCurl} onToggle={(e) => setShowCurl((e.currentTarget as HTMLDetailsElement).open)}>
+          <summary>The curl command</summary>
+          {authenticated && <p class="small">Replace &lt;token&gt; with a client token: the page never copies yours.</p>}
+          {shownCurl !== undefined ? (
             <pre id="entity-curl">{shownCurl}</pre>
-          </details>
-        )}
+          ) : (
+            <p class="muted small">{flags.state === 'ok' ? 'Type an entity id (and a valid context) to see the command.' : 'Loading the flags…'}</p>
+          )}
+        </details>
       </form>
       {flags.state === 'error' && <ErrorBox error={flags.error} />}
 
