@@ -148,21 +148,27 @@ t.test('the evaluation console agrees with the evaluation API', async (t) => {
 t.test('the console: a required entity id, keys missing from the context, all flags for this entity, 375 px', async (t) => {
   const ui = await startUi(t);
 
-  await ui.test(t, 'an empty entity id is not evaluated: an inline message, no request', async (t, tab) => {
+  await ui.test(t, 'no flag or an empty entity id is not evaluated: an inline message, no request', async (t, tab) => {
     const { page } = tab;
     const explains: string[] = [];
     page.on('request', (r) => {
       if (r.url().includes('/evaluate/v1/')) explains.push(r.url());
     });
-    await tab.open('/ui/console?flag=dark-mode');
+    await tab.open('/ui/console');
+    await tab.waitText(/3 flags in default/);
+    await page.getByRole('button', { name: 'Evaluate' }).click();
+    await tab.waitText(/Choose a flag to evaluate\./, '#console-flag-error');
+    t.equal(await page.evaluate<string>('document.activeElement.id'), 'console-flag', 'no flag: the focus goes to the flag field');
+    await page.getByLabel('Flag', { exact: true }).fill('dark-mode');
     await tab.waitText(/boolean flag, enabled/);
+    t.equal(await page.locator('#console-flag-error').count(), 0, 'the message goes once a flag is typed');
     await page.getByRole('button', { name: 'Evaluate' }).click();
     const text = await tab.waitText(/Type an entity id, or generate one/, '#entity-error');
     t.match(text, /every evaluation is for one entity/);
     t.equal(await page.getByLabel('Entity id').getAttribute('aria-invalid'), 'true');
     t.equal(await page.evaluate<string>('document.activeElement.id'), 'entity-id', 'the focus goes to the field to fill');
     t.match(await tab.text('#console-status'), /Not evaluated yet\./);
-    t.same(explains, [], 'nothing was sent');
+    t.same(explains, [], 'nothing was sent (neither without a flag nor without an entity id)');
 
     await page.getByRole('button', { name: 'Generate' }).click();
     const generated = await page.getByLabel('Entity id').inputValue();
