@@ -11,6 +11,7 @@ import { forgetToken, readToken } from './lib/session-token.js';
 import { matchRoute, paths, type Route } from './lib/routes.js';
 import { ConsolePage } from './pages/console.js';
 import { DiffPage } from './pages/diff.js';
+import { EntityPage } from './pages/entity.js';
 import { FlagPage } from './pages/flag.js';
 import { FlagsPage } from './pages/flags.js';
 import { HistoryPage } from './pages/history.js';
@@ -42,6 +43,8 @@ function Page({ route }: { route: Route }) {
       return <SegmentPage namespace={route.namespace} segmentKey={route.key} />;
     case 'console':
       return <ConsolePage />;
+    case 'entity':
+      return <EntityPage />;
     case 'status':
       return <StatusPage />;
     case 'diff':
@@ -63,6 +66,7 @@ function Page({ route }: { route: Route }) {
 const NAV: ReadonlyArray<{ label: string; page: Route['page'][]; href: (ref?: string) => string }> = [
   { label: 'Flags', page: ['namespaces', 'flags', 'flag', 'segments', 'segment'], href: (ref) => paths.namespaces(ref) },
   { label: 'Console', page: ['console'], href: (ref) => paths.console({ ref }) },
+  { label: 'Entity', page: ['entity'], href: (ref) => paths.entity({ ref }) },
   { label: 'Diff', page: ['diff'], href: (ref) => paths.diff({ ref }) },
   { label: 'Status', page: ['status'], href: (ref) => paths.status(ref) },
   { label: 'History', page: ['history'], href: (ref) => paths.history(ref) },

@@ -237,7 +237,7 @@ t.test('browse the flag state of a Git repository', async (t) => {
       await page.keyboard.press('Shift+Tab');
       back.unshift(await focused());
     }
-    t.same(back, ['Skip to content', 'vexil', 'Flags', 'Console', 'Diff', 'Status', 'History', 'ref-select', 'ref-typed', 'Go', 'Namespaces', 'Flags', 'Segments'], 'the focus order');
+    t.same(back, ['Skip to content', 'vexil', 'Flags', 'Console', 'Entity', 'Diff', 'Status', 'History', 'ref-select', 'ref-typed', 'Go', 'Namespaces', 'Flags', 'Segments'], 'the focus order');
   });
 
   await ui.test(t, 'at 375 px wide the flags list does not scroll sideways', async (t, tab) => {

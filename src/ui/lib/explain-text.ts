@@ -46,6 +46,8 @@ export interface ConstraintLine {
   matched: boolean;
   /** `plan is "beta"; got "free"`. */
   text: string;
+  /** The context key this constraint read and the context did not hold (offered as a row to add). */
+  missingKey?: string;
 }
 
 export interface SegmentLine {
@@ -146,7 +148,11 @@ function segmentLines(set: ExplainedSegmentSet): SegmentLine[] {
     key: s.key,
     matched: s.matched,
     match: s.constraints.length === 0 ? 'no constraints: matches everyone' : s.matchType === 'ALL_MATCH_TYPE' ? 'all constraints' : 'any constraint',
-    constraints: s.constraints.map((c) => ({ matched: c.matched, text: constraintText(c) })),
+    constraints: s.constraints.map((c) => {
+      const line: ConstraintLine = { matched: c.matched, text: constraintText(c) };
+      if (c.actual === null && c.type !== 'ENTITY_ID_COMPARISON_TYPE' && c.property !== '') line.missingKey = c.property;
+      return line;
+    }),
   }));
 }
 

@@ -11,6 +11,7 @@ export type Route =
   | { page: 'segments'; namespace: string }
   | { page: 'segment'; namespace: string; key: string }
   | { page: 'console' }
+  | { page: 'entity' }
   | { page: 'status' }
   | { page: 'diff' }
   | { page: 'history' }
@@ -31,6 +32,7 @@ export function matchRoute(path: string): Route {
   while (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
   if (p === '/' || p === '/ui' || p === '/ui/namespaces') return { page: 'namespaces' };
   if (p === '/ui/console') return { page: 'console' };
+  if (p === '/ui/entity') return { page: 'entity' };
   if (p === '/ui/status') return { page: 'status' };
   if (p === '/ui/diff') return { page: 'diff' };
   if (p === '/ui/history') return { page: 'history' };
@@ -63,7 +65,8 @@ export const paths = {
   flag: (namespace: string, key: string, ref?: string) => withParams(`/ui/namespaces/${enc(namespace)}/flags/${enc(key)}`, { ref }),
   segments: (namespace: string, ref?: string) => withParams(`/ui/namespaces/${enc(namespace)}/segments`, { ref }),
   segment: (namespace: string, key: string, ref?: string) => withParams(`/ui/namespaces/${enc(namespace)}/segments/${enc(key)}`, { ref }),
-  console: (params: { ref?: string; namespace?: string; flag?: string } = {}) => withParams('/ui/console', params),
+  console: (params: { ref?: string; namespace?: string; flag?: string; entity?: string; context?: string } = {}) => withParams('/ui/console', params),
+  entity: (params: { ref?: string; namespace?: string; entity?: string; context?: string } = {}) => withParams('/ui/entity', params),
   status: (ref?: string) => withParams('/ui/status', { ref }),
   diff: (params: { ref?: string; base?: string; head?: string; namespace?: string; impact?: string } = {}) => withParams('/ui/diff', params),
   history: (ref?: string, params: { pageToken?: string; limit?: string } = {}) => withParams('/ui/history', { ref, ...params }),

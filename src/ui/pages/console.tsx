@@ -4,37 +4,30 @@
  * body `/evaluate/v1/variant` or `/evaluate/v1/boolean` gives for the same request, and the trace
  * of how it was reached (the one `vexil evaluate` prints). The inputs live in the address (replaced,
  * not pushed) so a setup can be shared; an address naming a flag and an entity runs at once.
- * Nothing secret goes in the address: the token stays in the request headers (api.ts).
+ * Nothing secret goes in the address: the token stays in the request headers (api.ts). The flag and
+ * the entity id are required (said inline, nothing sent); the context editor offers the keys the
+ * namespace's segments read, and a trace line whose key was not in the context offers to add it.
+ * "All flags for this entity" opens the entity page (pages/entity.tsx) with the same inputs.
  */
 import { Fragment } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, api, withQuery } from '../api.js';
+import { ContextEditor, useContextInput } from '../components/context-editor.js';
+import { EntityField } from '../components/entity-field.js';
 import { PageTitle } from '../components/page-title.js';
 import { ErrorBox } from '../components/status-line.js';
 import { useApp } from '../context.js';
-import {
-  type ContextParse,
-  type ContextRow,
-  consoleQuery,
-  contextFromJson,
-  contextFromRows,
-  jsonFromContext,
-  parseConsoleQuery,
-  rowsFromContext,
-} from '../lib/context-input.js';
+import { consoleQuery, parseConsoleQuery } from '../lib/context-input.js';
+import { contextKeysOf } from '../lib/context-keys.js';
+import { entityIdProblem } from '../lib/entity-id.js';
 import { decisionText, resultFields, traceSteps, type TraceStep } from '../lib/explain-text.js';
 import { flagTypeLabel, prettyJson } from '../lib/format.js';
 import { paths } from '../lib/routes.js';
 import { Link, useLocation } from '../router.js';
-import type { ExplainResponse, Flag, Namespace, Page } from '../types.js';
+import type { ExplainResponse, Flag, Namespace, Page, Segment } from '../types.js';
 import { useApi } from '../use-api.js';
 
 type Run = { state: 'idle' } | { state: 'running' } | { state: 'ok'; data: ExplainResponse; body: object } | { state: 'error'; error: ApiError };
-
-function initialRows(contextText: string): ContextRow[] {
-  const parsed = contextFromJson(contextText);
-  return parsed.ok ? rowsFromContext(parsed.context) : [{ key: '', value: '' }];
-}
 
 const value = (e: Event) => (e.currentTarget as HTMLInputElement).value;
 
@@ -46,17 +39,18 @@ export function ConsolePage() {
   const [namespace, setNamespace] = useState(initial.namespace);
   const [flag, setFlag] = useState(initial.flag);
   const [entityId, setEntityId] = useState(initial.entityId);
-  const [mode, setMode] = useState(initial.mode);
-  const [rows, setRows] = useState<ContextRow[]>(() => initialRows(initial.context));
-  const [jsonText, setJsonText] = useState(() => (initial.context === '' ? '{}' : initial.context));
-  const [contextError, setContextError] = useState<string | undefined>(undefined);
+  const [entityError, setEntityError] = useState<string | undefined>(undefined);
+  const [flagError, setFlagError] = useState<string | undefined>(undefined);
   const [run, setRun] = useState<Run>({ state: 'idle' });
   const ran = useRef(false);
 
   const namespaces = useApi<Page & { namespaces: Namespace[] }>(withQuery('/api/v1/namespaces', { reference }));
-  const flags = useApi<Page & { flags: Flag[] }>(
-    namespace === '' ? undefined : withQuery(`/api/v1/namespaces/${encodeURIComponent(namespace)}/flags`, { reference, limit: 0 }),
-  );
+  const nsPath = namespace === '' ? undefined : `/api/v1/namespaces/${encodeURIComponent(namespace)}`;
+  const flags = useApi<Page & { flags: Flag[] }>(nsPath === undefined ? undefined : withQuery(`${nsPath}/flags`, { reference, limit: 0 }));
+  const segments = useApi<Page & { segments: Segment[] }>(nsPath === undefined ? undefined : withQuery(`${nsPath}/segments`, { reference, limit: 0 }));
+  const keys = useMemo(() => (segments.state === 'ok' ? contextKeysOf(segments.data.segments) : []), [segments]);
+  const input = useContextInput(initial.context, initial.mode, keys);
+  const { context, contextText, mode } = input;
 
   // No namespace in the address: `default` when there is one, else the first.
   useEffect(() => {
@@ -66,20 +60,23 @@ export function ConsolePage() {
     if (pick) setNamespace(pick.key);
   }, [namespaces, namespace]);
 
-  const context: ContextParse = mode === 'rows' ? contextFromRows(rows) : contextFromJson(jsonText);
-  const contextText = mode === 'json' ? jsonText : context.ok ? JSON.stringify(context.context) : '';
-
   useEffect(() => {
     const q = consoleQuery({ namespace, flag, entityId, context: contextText, mode });
     history.replaceState(null, '', withQuery(paths.console(), { ref: reference, ...q }));
   }, [namespace, flag, entityId, contextText, mode, reference]);
 
   const evaluate = () => {
-    if (!context.ok) {
-      setContextError(context.error);
+    // Each input that cannot be sent says why, inline; nothing is sent until all can.
+    const noFlag = flag.trim() === '' ? 'Choose a flag to evaluate.' : undefined;
+    const idProblem = entityIdProblem(entityId);
+    setFlagError(noFlag);
+    setEntityError(idProblem);
+    input.setError(context.ok ? undefined : context.error);
+    if (noFlag !== undefined || idProblem !== undefined || !context.ok) {
+      const first = noFlag !== undefined ? 'console-flag' : idProblem !== undefined ? 'entity-id' : mode === 'json' ? 'context-json' : 'context-key-0';
+      document.getElementById(first)?.focus();
       return;
     }
-    setContextError(undefined);
     const body = { namespaceKey: namespace, flagKey: flag.trim(), entityId, context: context.context, ...(reference !== undefined ? { reference } : {}) };
     ran.current = true;
     setRun({ state: 'running' });
@@ -92,23 +89,12 @@ export function ConsolePage() {
   // A shared address naming a flag and an entity shows its answer at once; switching the
   // reference re-runs an evaluation already shown, against the new reference.
   useEffect(() => {
-    if (ran.current || (initial.flag !== '' && loc.query.has('entity'))) evaluate();
+    if (ran.current || (initial.flag !== '' && initial.entityId !== '')) evaluate();
   }, [reference]);
 
-  const switchMode = (next: 'rows' | 'json') => {
-    if (next === mode) return;
-    if (!context.ok) {
-      setContextError(`${context.error} Fix it before switching.`);
-      return;
-    }
-    setContextError(undefined);
-    if (next === 'json') setJsonText(jsonFromContext(context.context));
-    else setRows(rowsFromContext(context.context));
-    setMode(next);
-  };
-  const setRow = (i: number, r: Partial<ContextRow>) => setRows((old) => old.map((x, k) => (k === i ? { ...x, ...r } : x)));
   const flagList = flags.state === 'ok' ? flags.data.flags : [];
   const chosen = flagList.find((f) => f.key === flag.trim());
+  const allFlags = paths.entity({ ref: reference, namespace, entity: entityId, context: context.ok && Object.keys(context.context).length > 0 ? JSON.stringify(context.context) : undefined });
 
   return (
     <>
@@ -120,6 +106,7 @@ export function ConsolePage() {
       {namespaces.state === 'error' && <ErrorBox error={namespaces.error} />}
       <form
         class="console-form"
+        noValidate
         onSubmit={(e) => {
           e.preventDefault();
           evaluate();
@@ -148,8 +135,12 @@ export function ConsolePage() {
               value={flag}
               required
               placeholder="flag key"
-              aria-describedby="console-flag-note"
-              onInput={(e) => setFlag(value(e))}
+              aria-describedby={flagError !== undefined ? 'console-flag-error console-flag-note' : 'console-flag-note'}
+              aria-invalid={flagError !== undefined}
+              onInput={(e) => {
+                setFlag(value(e));
+                setFlagError(undefined);
+              }}
               autocomplete="off"
               spellcheck={false}
             />
@@ -171,77 +162,28 @@ export function ConsolePage() {
                       ? `No flag "${flag.trim()}" in ${namespace}`
                       : `${flagList.length} flags in ${namespace || 'this namespace'}`}
             </span>
+            {flagError !== undefined && (
+              <p id="console-flag-error" class="field-error" role="alert">
+                {flagError}
+              </p>
+            )}
           </div>
-          <div class="field">
-            <label for="console-entity">Entity id</label>
-            <input id="console-entity" value={entityId} placeholder="user-42" onInput={(e) => setEntityId(value(e))} autocomplete="off" spellcheck={false} />
-          </div>
+          <EntityField
+            value={entityId}
+            error={entityError}
+            onChange={(v) => {
+              setEntityId(v);
+              setEntityError(undefined);
+            }}
+          />
         </div>
 
-        <fieldset class="console-context">
-          <legend>Context</legend>
-          <div class="mode-switch" role="radiogroup" aria-label="Context input">
-            <label>
-              <input type="radio" name="context-mode" value="rows" checked={mode === 'rows'} onChange={() => switchMode('rows')} /> Key/value rows
-            </label>
-            <label>
-              <input type="radio" name="context-mode" value="json" checked={mode === 'json'} onChange={() => switchMode('json')} /> JSON object
-            </label>
-          </div>
-          {mode === 'rows' ? (
-            <>
-              <ul class="context-rows">
-                {rows.map((r, i) => (
-                  <li key={i}>
-                    <label class="visually-hidden" for={`context-key-${i}`}>
-                      Context key {i + 1}
-                    </label>
-                    <input id={`context-key-${i}`} placeholder="key" value={r.key} onInput={(e) => setRow(i, { key: value(e) })} autocomplete="off" spellcheck={false} />
-                    <label class="visually-hidden" for={`context-value-${i}`}>
-                      Context value {i + 1}
-                    </label>
-                    <input id={`context-value-${i}`} placeholder="value" value={r.value} onInput={(e) => setRow(i, { value: value(e) })} autocomplete="off" spellcheck={false} />
-                    <button
-                      type="button"
-                      aria-label={`Remove context row ${i + 1}`}
-                      onClick={() => setRows((old) => (old.length === 1 ? [{ key: '', value: '' }] : old.filter((_, k) => k !== i)))}
-                    >
-                      Remove
-                    </button>
-                  </li>
-                ))}
-              </ul>
-              <button type="button" onClick={() => setRows((old) => [...old, { key: '', value: '' }])}>
-                Add context row
-              </button>
-            </>
-          ) : (
-            <div class="field">
-              <label for="context-json">Context (JSON object of strings)</label>
-              <textarea
-                id="context-json"
-                rows={6}
-                value={jsonText}
-                spellcheck={false}
-                aria-invalid={contextError !== undefined}
-                aria-describedby={contextError !== undefined ? 'context-error' : undefined}
-                onInput={(e) => {
-                  setJsonText((e.currentTarget as HTMLTextAreaElement).value);
-                  setContextError(undefined);
-                }}
-              />
-            </div>
-          )}
-          {contextError !== undefined && (
-            <p id="context-error" class="field-error" role="alert">
-              {contextError}
-            </p>
-          )}
-        </fieldset>
-        <p>
+        <ContextEditor input={input} />
+        <p class="form-actions">
           <button type="submit" class="primary" disabled={run.state === 'running'}>
             Evaluate
           </button>
+          <Link href={allFlags}>All flags for this entity</Link>
         </p>
       </form>
 
@@ -254,7 +196,7 @@ export function ConsolePage() {
           {run.state === 'error' && 'The evaluation failed.'}
         </p>
         {run.state === 'error' && <ErrorBox error={run.error} />}
-        {run.state === 'ok' && <Outcome data={run.data} body={run.body} />}
+        {run.state === 'ok' && <Outcome data={run.data} body={run.body} onAddKey={input.addKey} />}
       </section>
     </>
   );
@@ -265,7 +207,7 @@ function resultSentence(r: ExplainResponse): string {
   return `${r.namespaceKey}/${r.flagKey} for entity "${r.explanation.entityId}": ${what}, ${r.result.reason}.`;
 }
 
-function Outcome({ data, body }: { data: ExplainResponse; body: object }) {
+function Outcome({ data, body, onAddKey }: { data: ExplainResponse; body: object; onAddKey(key: string): void }) {
   const { reference } = useApp();
   return (
     <>
@@ -279,14 +221,14 @@ function Outcome({ data, body }: { data: ExplainResponse; body: object }) {
           </Fragment>
         ))}
         <dt>Flag</dt>
-          <dd>
-            <Link href={paths.flag(data.namespaceKey, data.flagKey, reference)}>
-              <code>
-                {data.namespaceKey}/{data.flagKey}
-              </code>
-            </Link>{' '}
-            ({data.flagType === 'BOOLEAN_FLAG_TYPE' ? `boolean, enabled value ${data.explanation.enabled}` : `variant, ${data.explanation.enabled ? 'enabled' : 'disabled'}`})
-          </dd>
+        <dd>
+          <Link href={paths.flag(data.namespaceKey, data.flagKey, reference)}>
+            <code>
+              {data.namespaceKey}/{data.flagKey}
+            </code>
+          </Link>{' '}
+          ({data.flagType === 'BOOLEAN_FLAG_TYPE' ? `boolean, enabled value ${data.explanation.enabled}` : `variant, ${data.explanation.enabled ? 'enabled' : 'disabled'}`})
+        </dd>
       </dl>
       <h2>Why</h2>
       <p class="decision" id="console-decision">
@@ -298,7 +240,7 @@ function Outcome({ data, body }: { data: ExplainResponse; body: object }) {
       ) : (
         <ol class="trace">
           {traceSteps(data).map((s) => (
-            <Step key={s.title} step={s} />
+            <Step key={s.title} step={s} onAddKey={onAddKey} />
           ))}
         </ol>
       )}
@@ -328,7 +270,7 @@ function Mark({ ok }: { ok: boolean }) {
   );
 }
 
-function Step({ step }: { step: TraceStep }) {
+function Step({ step, onAddKey }: { step: TraceStep; onAddKey(key: string): void }) {
   return (
     <li class="trace-step">
       <p class="trace-head">
@@ -346,6 +288,14 @@ function Step({ step }: { step: TraceStep }) {
                     <li key={i}>
                       <Mark ok={c.matched} />
                       <code>{c.text}</code>
+                      {c.missingKey !== undefined && (
+                        <>
+                          {' '}
+                          <button type="button" class="add-key" onClick={() => onAddKey(c.missingKey!)}>
+                            Add <code>{c.missingKey}</code> to the context
+                          </button>
+                        </>
+                      )}
                     </li>
                   ))}
                 </ul>

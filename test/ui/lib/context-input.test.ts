@@ -7,6 +7,8 @@ import {
   jsonFromContext,
   parseConsoleQuery,
   rowsFromContext,
+  withContextKey,
+  withSuggestedRows,
 } from '../../../src/ui/lib/context-input.js';
 
 t.test('rows', async (t) => {
@@ -60,4 +62,27 @@ t.test('the address', async (t) => {
     namespace: undefined, flag: undefined, entity: undefined, context: undefined, mode: undefined,
   }, 'empty parts and an empty context are left out');
   t.notOk(Object.keys(consoleQuery(setup)).some((k) => /token|auth/i.test(k)), 'no credential in the address');
+});
+
+t.test('ready rows: offered for the keys the segments read, sent only once a value is typed', async (t) => {
+  const ready = withSuggestedRows([{ key: '', value: '' }], ['age', 'plan']);
+  t.same(ready, [{ key: 'age', value: '', suggested: true }, { key: 'plan', value: '', suggested: true }], 'the blank row gives way to the ready rows');
+  t.same(contextFromRows(ready), { ok: true, context: {} }, 'an empty ready row is not in the context');
+  t.same(contextFromRows([{ key: 'age', value: '30', suggested: true }, { key: 'plan', value: '', suggested: true }]), { ok: true, context: { age: '30' } });
+  t.same(contextFromRows([{ key: 'plan', value: 'pro' }, { key: 'plan', value: '', suggested: true }]), { ok: true, context: { plan: 'pro' } }, 'a typed row and an empty ready row of the same key are no repetition');
+
+  const typed = [{ key: 'plan', value: 'pro' }, { key: 'age', value: '', suggested: true }, { key: 'region', value: 'eu', suggested: true }];
+  t.same(
+    withSuggestedRows(typed, ['country']),
+    [{ key: 'plan', value: 'pro' }, { key: 'region', value: 'eu', suggested: true }, { key: 'country', value: '', suggested: true }],
+    'another namespace: empty ready rows no longer offered go, rows with values stay, new keys are added once',
+  );
+  t.same(withSuggestedRows([{ key: '', value: '' }], []), [{ key: '', value: '' }], 'nothing offered: the blank row stays');
+  t.same(withSuggestedRows([], []), [{ key: '', value: '' }]);
+});
+
+t.test('a key the trace found missing becomes a row to type its value into', async (t) => {
+  t.same(withContextKey([{ key: 'plan', value: 'pro' }], 'age'), { rows: [{ key: 'plan', value: 'pro' }, { key: 'age', value: '', suggested: true }], index: 1 });
+  t.same(withContextKey([{ key: '', value: '' }], 'age'), { rows: [{ key: 'age', value: '', suggested: true }], index: 0 }, 'the blank row takes it');
+  t.same(withContextKey([{ key: 'age', value: '', suggested: true }], 'age'), { rows: [{ key: 'age', value: '', suggested: true }], index: 0 }, 'a row holding it already');
 });

@@ -59,9 +59,11 @@ t.test('explain trace in words', async (t) => {
     t.same(resultFields(r).slice(0, 4).map((f) => f.value), ['light', 'false', 'DEFAULT_EVALUATION_REASON', '(none)']);
     const beta = traceSteps(r)[1]!.segments[0]!;
     t.same(beta.constraints, [
-      { matched: false, text: 'beta_opt_in is true; not in the context' },
+      { matched: false, text: 'beta_opt_in is true; not in the context', missingKey: 'beta_opt_in' },
       { matched: false, text: 'plan is one of [pro, enterprise]; got "free"' },
     ]);
+    const internal = traceSteps(r)[0]!.segments[0]!.constraints;
+    t.ok(internal.length > 0 && internal.every((c) => c.missingKey === undefined), 'an entity-id constraint reads the entity id: never a missing context key');
   });
 
   t.test('a boolean flag: rollouts, the threshold bucket, the fall-through', async (t) => {

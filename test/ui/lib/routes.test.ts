@@ -47,3 +47,10 @@ t.test('after login, only a path of this UI (no open redirect)', async (t) => {
     t.equal(safeNext(bad), '/ui/namespaces', String(bad));
   }
 });
+
+t.test('the entity page: its path and its address', async (t) => {
+  t.same(matchRoute('/ui/entity'), { page: 'entity' });
+  t.same(matchRoute('/ui/entity/'), { page: 'entity' });
+  t.equal(paths.entity({ ref: 'v1', namespace: 'ns', entity: 'u 1', context: '{"a":"b"}' }), '/ui/entity?ref=v1&namespace=ns&entity=u+1&context=%7B%22a%22%3A%22b%22%7D');
+  t.equal(paths.console({ namespace: 'ns', flag: 'f', entity: 'u1', context: '' }), '/ui/console?namespace=ns&flag=f&entity=u1', 'the console trace of one flag for an entity');
+});
