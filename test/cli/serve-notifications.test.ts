@@ -1,0 +1,123 @@
+/**
+ * Change notifications through the real CLI, a real `git http-backend` and loopback receivers
+ * (node:http on 127.0.0.1): a receiver that never answers holds nothing else up (evaluation
+ * answers, /meta/notifications shows the queue and the timeout, never the URL's path or the
+ * secret); vexil stops with events queued; the receiver comes back on the same port and vexil
+ * restarts: each queued event is delivered once (signed, CloudEvents), and the restart's own first
+ * build, which the history already has, is not announced again.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import tap from 'tap';
+import { startServe, type ServeProcess } from '../auth/process.js';
+import { gitFixture, gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';
+import { isCI, reportMissing } from '../support/requirements.js';
+import { writeServeConfig } from '../support/serve-config.js';
+import { waitFor } from './replicas.js';
+
+const SECRET = 'serve-notifications-secret-0123';
+const hello = { 'features.yml': gitFixture('hello.yml') };
+const bonjour = { 'features.yml': gitFixture('bonjour.yml') };
+
+interface Got {
+  headers: IncomingMessage['headers'];
+  body: Buffer;
+}
+
+function listen(server: Server, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port));
+  });
+}
+
+async function close(server: Server): Promise<void> {
+  server.closeAllConnections();
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+}
+
+async function notifications(r: ServeProcess) {
+  const res = await fetch(`${r.url}/meta/notifications`);
+  return { status: res.status, text: await res.text() };
+}
+
+const gitReason = gitUnavailableReason();
+tap.test('a hanging receiver slows nothing; a restart delivers what was queued, once', { skip: gitReason !== undefined && !isCI() ? gitReason : false }, async (t) => {
+  if (gitReason !== undefined) reportMissing(t, 'git', gitReason);
+  const git = await startGitFixture(t);
+  const c1 = await git.repo.commit('main', hello);
+
+  // First a receiver that reads requests and never answers.
+  let hung = 0;
+  const hanging = createServer((req) => {
+    req.resume();
+    hung++;
+  });
+  const port = await listen(hanging, 0);
+  t.teardown(() => close(hanging));
+  const hook = `http://127.0.0.1:${port}/hook/private-path?token=in-the-url`;
+
+  const { dir, config } = writeServeConfig(t, 'vexil-notify-', () => [
+    `storage: { type: git, git: { repository: ${JSON.stringify(git.url)}, poll_interval: 1h, cache_dir: cache } }`,
+    'data_dir: data',
+    `notifications: { sinks: [ { type: webhook, url: ${JSON.stringify(hook)}, secret: ${SECRET}, timeout: 1s, retries: 20 } ] }`,
+  ]);
+  let serve = await startServe(t, config, dir);
+  await waitFor('the first event reaches the hanging receiver', async () => hung >= 1);
+  const c2 = await git.repo.commit('main', bonjour);
+  await (await fetch(`${serve.url}/meta/refresh`, { method: 'POST' })).arrayBuffer();
+
+  const evaluation = await fetch(`${serve.url}/evaluate/v1/variant`, { method: 'POST', body: JSON.stringify({ flagKey: 'greeting', entityId: 'e1' }) });
+  t.equal(evaluation.status, 200, 'evaluation answers while the receiver hangs');
+  t.equal(((await evaluation.json()) as { variantKey: string }).variantKey, 'bonjour', 'with the new revision');
+
+  await waitFor('two queued, one attempt timed out', async () => {
+    const n = await notifications(serve);
+    return /"queued":2/.test(n.text) && /no answer within 1000 ms/.test(n.text);
+  });
+  const shown = await notifications(serve);
+  t.equal(shown.status, 200);
+  const body = JSON.parse(shown.text) as { sinks: Array<Record<string, unknown>> };
+  t.match(body.sinks[0], { index: 0, type: 'webhook', url: `http://127.0.0.1:${port}`, references: ['*'], events: ['served', 'rejected'], queued: 2, dropped: 0 });
+  t.notMatch(shown.text, /private-path|in-the-url|serve-notifications-secret/, 'neither the URL path nor the secret shown');
+  const metrics = await (await fetch(`${serve.url}/metrics`)).text();
+  t.match(metrics, /vexil_notifications_queued\{sink="0",type="webhook"\} 2/, 'the queue length in Prometheus');
+  t.notMatch(metrics, /private-path|127\.0\.0\.1:\d+\/hook|serve-notifications-secret/, 'no URL or secret in metrics');
+
+  t.equal(await serve.stop(), 0, 'stops cleanly with events queued');
+  t.notMatch(serve.lines.join('\n'), /private-path|in-the-url|serve-notifications-secret/, 'neither the URL path nor the secret logged');
+  await close(hanging);
+
+  // The receiver comes back on the same address; vexil restarts.
+  const got: Got[] = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(202).end();
+    });
+  });
+  await listen(receiver, port);
+  t.teardown(() => close(receiver));
+  serve = await startServe(t, config, dir);
+  await waitFor('both queued events delivered', async () => got.length >= 2);
+  await waitFor('nothing left queued', async () => /"queued":0/.test((await notifications(serve)).text));
+  await new Promise((r) => setTimeout(r, 500));
+  t.equal(got.length, 2, 'each queued event delivered once; the restart itself announced nothing');
+  const events = got.map((g) => {
+    const expected = Buffer.from(`sha256=${createHmac('sha256', SECRET).update(g.body).digest('hex')}`);
+    const given = Buffer.from(String(g.headers['x-vexil-signature']));
+    t.ok(given.length === expected.length && timingSafeEqual(given, expected), 'signed');
+    t.equal(g.headers['content-type'], 'application/cloudevents+json');
+    return JSON.parse(g.body.toString('utf8')) as { id: string; type: string; data: { revision: string; previousRevision: string | null; changes: { text: string } | null } };
+  });
+  t.same(events.map((e) => [e.type, e.data.revision, e.data.previousRevision]), [
+    ['io.vexil.revision.served', c1, null],
+    ['io.vexil.revision.served', c2, c1],
+  ], 'in order: the first start, then the push with the revision before it');
+  t.match(events[1]!.data.changes?.text, /greeting/, 'the diff names the flag that changed');
+  t.equal(new Set(events.map((e) => e.id)).size, 2, 'two distinct event ids');
+  await serve.stop();
+});
