@@ -127,6 +127,7 @@ tap.test('webhook: a CloudEvents 1.0 structured-mode body, signed over its exact
   t.ok(data.changes.summary.flagsChanged >= 1, 'the semantic diff: a flag changed');
   t.match(data.changes.text, /main@aaaaaaa → main@bbbbbbb/, "the words of 'vexil diff' (format-text)");
   t.notMatch(req.body.toString('utf8'), /secret-path|a-webhook-secret/, 'neither the secret nor the URL in the body');
+  await until('marked delivered', async () => (await n.status())[0]!.delivered === 1);
   const [status] = await n.status();
   t.match(status, { queued: 0, delivered: 1, lastDelivery: { outcome: 'delivered', status: 204, attempts: 1 } });
 });
@@ -236,4 +237,25 @@ tap.test('namespaces narrow what counts; references and events choose the sinks'
   await new Promise((res) => setTimeout(res, 200));
   t.equal(r.got.length, 0, 'a change outside the sink namespaces is not its event');
   t.equal(JSON.parse(other.got[0]!.body.toString('utf8')).subject, 'release/1', 'only the reference the glob matches');
+});
+
+tap.test('audit events: to the sinks that ask for them, in the same envelope, their own type, no token', async (t) => {
+  const r = await receiver(t, (_req, res) => res.writeHead(200).end());
+  const quiet = await receiver(t, (_req, res) => res.writeHead(200).end());
+  const n = notifier(t, [sink(r.url), sink(quiet.url, { index: 1, events: ['served'] })], openSqliteNotificationQueue({ path: queueFile(t) }));
+  await n.audit({
+    id: '0b6e7a9e-7f7c-4a53-9d1f-3b1d2f7c9a10',
+    type: 'io.vexil.auth.token.created',
+    time: '2026-11-28T01:02:03.000Z',
+    actor: { authenticationId: 'admin-1', method: 'METHOD_TOKEN', metadata: { 'io.flipt.auth.token.name': 'admin' } },
+    subject: { authenticationId: 'tok-2', method: 'METHOD_TOKEN', metadata: { 'io.flipt.auth.token.name': 'ci' } },
+    address: '127.0.0.1',
+  });
+  await until('the audit event delivered', () => r.got.length === 1);
+  const e = JSON.parse(r.got[0]!.body.toString('utf8')) as Record<string, unknown>;
+  t.match(e, { specversion: '1.0', id: '0b6e7a9e-7f7c-4a53-9d1f-3b1d2f7c9a10', type: 'io.vexil.auth.token.created', time: '2026-11-28T01:02:03.000Z' });
+  t.same(Object.keys(e.data as object).sort(), ['actor', 'address', 'subject'], 'data: the event without id, type and time');
+  t.ok(verify(SECRET, r.got[0]!.body, r.got[0]!.headers['x-vexil-signature']), 'signed');
+  await new Promise((res) => setTimeout(res, 200));
+  t.equal(quiet.got.length, 0, 'a sink without `audit` in its events hears none');
 });
