@@ -154,7 +154,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       });
       recorder.onRecorded((e) => notifier.revision(e));
       notifications = { queue, notifier };
-      logger.info({ sinks: sinks.map((s) => ({ type: s.type, url: s.shownUrl })), store: queue.kind }, 'notifications on');
+      logger.info({ sinks: sinks.map((s) => ({ type: s.type, origin: s.shownUrl })), store: queue.kind }, 'notifications on');
     }
   } catch (err) {
     await history.store.close();

@@ -4,7 +4,8 @@
  * answers, /meta/notifications shows the queue and the timeout, never the URL's path or the
  * secret); vexil stops with events queued; the receiver comes back on the same port and vexil
  * restarts: each queued event is delivered once (signed, CloudEvents), and the restart's own first
- * build, which the history already has, is not announced again.
+ * build, which the history already has, is not announced again. Then two replicas coordinated
+ * through PostgreSQL and sharing it as their data store: each event delivered once.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -14,7 +15,8 @@ import { startServe, type ServeProcess } from '../auth/process.js';
 import { gitFixture, gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';
 import { isCI, reportMissing } from '../support/requirements.js';
 import { writeServeConfig } from '../support/serve-config.js';
-import { waitFor } from './replicas.js';
+import { postgresUnavailableReason, startPostgres } from '../support/throwaway-db.js';
+import { roles, servedRevision, waitFor } from './replicas.js';
 
 const SECRET = 'serve-notifications-secret-0123';
 const hello = { 'features.yml': gitFixture('hello.yml') };
@@ -120,4 +122,47 @@ tap.test('a hanging receiver slows nothing; a restart delivers what was queued, 
   t.match(events[1]!.data.changes?.text, /greeting/, 'the diff names the flag that changed');
   t.equal(new Set(events.map((e) => e.id)).size, 2, 'two distinct event ids');
   await serve.stop();
+});
+
+const pgReason = postgresUnavailableReason() ?? gitReason;
+tap.test('two replicas coordinated through PostgreSQL: each event delivered once', { skip: pgReason !== undefined && !isCI() ? pgReason : false }, async (t) => {
+  if (pgReason !== undefined) reportMissing(t, 'postgres', pgReason);
+  const pg = await startPostgres({ database: 'vexil_notify_cluster' });
+  t.teardown(() => pg.close());
+  const git = await startGitFixture(t);
+  const c1 = await git.repo.commit('main', hello);
+  const got: Got[] = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(200).end();
+    });
+  });
+  const port = await listen(receiver, 0);
+  t.teardown(() => close(receiver));
+  const replicas: ServeProcess[] = [];
+  for (const name of ['a', 'b']) {
+    const { dir, config } = writeServeConfig(t, `vexil-notify-${name}-`, () => [
+      `storage: { type: git, git: { repository: ${JSON.stringify(git.url)}, poll_interval: 2s, cache_dir: cache } }`,
+      `cluster: { coordination: { type: postgres, postgres: { url: ${JSON.stringify(pg.url)} } } }`,
+      `authentication: { storage: { type: postgres, postgres: { url: ${JSON.stringify(pg.url)} } } }`,
+      `notifications: { sinks: [ { type: webhook, url: "http://127.0.0.1:${port}/hook", secret: ${SECRET} } ] }`,
+    ]);
+    replicas.push(await startServe(t, config, dir));
+  }
+  await waitFor('one leader, one follower', async () => (await roles(replicas)).sort().join() === 'follower,leader');
+  const c2 = await git.repo.commit('main', bonjour);
+  await (await fetch(`${replicas[0]!.url}/meta/refresh`, { method: 'POST' })).arrayBuffer();
+  await waitFor('both serve c2', async () => (await servedRevision(replicas[0]!)) === c2 && (await servedRevision(replicas[1]!)) === c2);
+  const revisions = () => got.map((g) => (JSON.parse(g.body.toString('utf8')) as { data: { revision: string } }).data.revision);
+  await waitFor('c2 announced', async () => revisions().includes(c2));
+  // Longer than a worker's idle look at the queue (5 s): the other replica had its chance to send again.
+  await new Promise((r) => setTimeout(r, 7000));
+  const ids = got.map((g) => (JSON.parse(g.body.toString('utf8')) as { id: string }).id);
+  t.equal(new Set(ids).size, ids.length, `no event delivered twice (${ids.length} deliveries)`);
+  t.same(revisions().filter((r) => r === c2).length, 1, 'c2 announced once for the cluster');
+  t.ok(revisions().filter((r) => r === c1).length <= 1, 'the first start announced at most once');
+  for (const r of replicas) await r.stop();
 });
