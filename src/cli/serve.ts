@@ -152,7 +152,10 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
         logger: logger.child({ component: 'notifications' }),
         userAgent: `vexil/${VERSION}`,
       });
-      recorder.onRecorded((e) => notifier.revision(e));
+      // server.workers without coordination: every worker records the swap in its own history;
+      // the first one alone announces it (all of them deliver from the shared queue).
+      const slot = workerSlot();
+      if (config.cluster.coordination.type !== 'none' || slot === undefined || slot === 0) recorder.onRecorded((e) => notifier.revision(e));
       notifications = { queue, notifier };
       logger.info({ sinks: sinks.map((s) => ({ type: s.type, origin: s.shownUrl })), store: queue.kind }, 'notifications on');
     }
