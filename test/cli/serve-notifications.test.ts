@@ -3,8 +3,8 @@
  * (node:http on 127.0.0.1): a receiver that never answers holds nothing else up (evaluation
  * answers, /meta/notifications shows the queue and the timeout, never the URL's path or the
  * secret); vexil stops with events queued; the receiver comes back on the same port and vexil
- * restarts: each queued event is delivered once (signed, CloudEvents), and the restart's own first
- * build, which the history already has, is not announced again. Then two replicas coordinated
+ * restarts: each queued event is delivered once (signed, CloudEvents), then the push made while it
+ * was down, which its first build serves (the revision before it read from the history). Then two replicas coordinated
  * through PostgreSQL and sharing it as their data store: each event delivered once.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -103,11 +103,13 @@ tap.test('a hanging receiver slows nothing; a restart delivers what was queued, 
   });
   await listen(receiver, port);
   t.teardown(() => close(receiver));
+  // A push while vexil is down: its first build after the restart serves it.
+  const c3 = await git.repo.commit('main', hello);
   serve = await startServe(t, config, dir);
-  await waitFor('both queued events delivered', async () => got.length >= 2);
+  await waitFor('the queued events and the new one delivered', async () => got.length >= 3);
   await waitFor('nothing left queued', async () => /"queued":0/.test((await notifications(serve)).text));
   await new Promise((r) => setTimeout(r, 500));
-  t.equal(got.length, 2, 'each queued event delivered once; the restart itself announced nothing');
+  t.equal(got.length, 3, 'each queued event delivered once, then the revision the restart serves');
   const events = got.map((g) => {
     const expected = Buffer.from(`sha256=${createHmac('sha256', SECRET).update(g.body).digest('hex')}`);
     const given = Buffer.from(String(g.headers['x-vexil-signature']));
@@ -118,9 +120,18 @@ tap.test('a hanging receiver slows nothing; a restart delivers what was queued, 
   t.same(events.map((e) => [e.type, e.data.revision, e.data.previousRevision]), [
     ['io.vexil.revision.served', c1, null],
     ['io.vexil.revision.served', c2, c1],
-  ], 'in order: the first start, then the push with the revision before it');
+    ['io.vexil.revision.served', c3, c2],
+  ], 'in order: the first start, the push with the revision before it, the push served at the restart (previous from the history)');
   t.match(events[1]!.data.changes?.text, /greeting/, 'the diff names the flag that changed');
-  t.equal(new Set(events.map((e) => e.id)).size, 2, 'two distinct event ids');
+  t.equal(events[2]!.data.changes, null, 'no diff without the previous snapshot in memory');
+  t.equal(new Set(events.map((e) => e.id)).size, 3, 'distinct event ids');
+
+  // Once more, with nothing new: the restart serves what the history has, and announces nothing.
+  await serve.stop();
+  serve = await startServe(t, config, dir);
+  await serve.waitForLog((e) => e.msg === 'notifications on');
+  await new Promise((r) => setTimeout(r, 1500));
+  t.equal(got.length, 3, 'a restart serving the recorded revision sends nothing');
   await serve.stop();
 });
 

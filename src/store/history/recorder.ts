@@ -33,6 +33,8 @@ export type RecordedEvent =
       readonly at: number;
       /** What the reference served before, when this process had it (absent on a first build). */
       readonly previous?: Snapshot;
+      /** The revision served before: the previous snapshot's, else the history's (a first build after a restart). */
+      readonly previousRevision?: string;
       readonly next?: Snapshot;
     }
   | { readonly kind: 'rejected'; readonly reference: string; readonly rejected: RejectedRevision; readonly at: number; readonly previous?: Snapshot };
@@ -69,6 +71,17 @@ export function createHistoryRecorder(opts: HistoryRecorderOptions): HistoryReco
   let isFollower = () => false;
   const listeners: Array<(e: RecordedEvent) => void | Promise<void>> = [];
 
+  /** The served entry before the one just written for `reference`, from the history (none when it cannot be read). */
+  async function previousServed(reference: string, revision: string): Promise<{ previousRevision?: string }> {
+    try {
+      const entries = await store.list(scope, { reference, limit: 20 });
+      const before = entries.find((x) => x.kind === 'served' && x.revision !== revision);
+      return before !== undefined ? { previousRevision: before.revision } : {};
+    } catch {
+      return {};
+    }
+  }
+
   async function write(e: NewHistoryEvent, heard: RecordedEvent): Promise<void> {
     if (isFollower()) return;
     let written = false;
@@ -80,10 +93,13 @@ export function createHistoryRecorder(opts: HistoryRecorderOptions): HistoryReco
         'recording the revision in the history failed; serving on',
       );
     }
-    if (!written) return;
+    if (!written || listeners.length === 0) return;
+    // Not awaited: the swap goes on while the previous revision is looked up.
+    const ready: Promise<RecordedEvent> =
+      heard.kind === 'served' && heard.previous === undefined ? previousServed(e.reference, e.revision).then((p) => ({ ...heard, ...p })) : Promise.resolve(heard);
     for (const listener of listeners) {
-      Promise.resolve()
-        .then(() => listener(heard))
+      ready
+        .then((h) => listener(h))
         .catch((err: unknown) => logger.error({ reference: e.reference, revision: e.revision, err: err instanceof Error ? err.message : String(err) }, 'a history listener failed'));
     }
   }

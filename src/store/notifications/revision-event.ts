@@ -8,7 +8,8 @@
  * some (as `GET /api/v1/diff` samples them: DEFAULT_IMPACT_ENTITIES synthetic entities). A rejected
  * revision has no snapshot to compare: `changes` is null and `problems` lists what was refused
  * (the first MAX_PROBLEMS, with `problemCount`). The first revision a process serves after it
- * starts has no previous snapshot in memory: `previousRevision` and `changes` are null.
+ * starts has no previous snapshot in memory: `changes` is null, and `previousRevision` is the one
+ * the history had served before (null when none).
  *
  * A sink's `namespaces` narrow the diff (namespaces, summary, impact) to those namespaces; a served
  * revision that changes none of them is not that sink's event (`forSink` answers undefined).
@@ -87,7 +88,7 @@ export async function revisionEvent(e: RecordedEvent): Promise<RevisionEvent> {
   }
   const base = { reference: e.reference, revision: e.revision.id, ...meta(e.revision.meta) };
   if (e.previous === undefined || e.next === undefined) {
-    const data: RevisionEventData = { ...base, previousRevision: e.previous?.revision ?? null, changes: null };
+    const data: RevisionEventData = { ...base, previousRevision: e.previous?.revision ?? e.previousRevision ?? null, changes: null };
     return { kind: 'served', reference: e.reference, revision: e.revision.id, at: e.at, forSink: () => data };
   }
   const contexts = testContextsOf(e.next);
