@@ -259,3 +259,33 @@ tap.test('audit events: to the sinks that ask for them, in the same envelope, th
   await new Promise((res) => setTimeout(res, 200));
   t.equal(quiet.got.length, 0, 'a sink without `audit` in its events hears none');
 });
+
+tap.test('receivers answering garbage or an endless body cannot stall delivery', async (t) => {
+  // Not HTTP at all: bytes, then the connection stays open.
+  const { createServer: createTcpServer } = await import('node:net');
+  let garbageAsked = 0;
+  const garbage = createTcpServer((socket) => {
+    garbageAsked++;
+    socket.on('error', () => undefined);
+    socket.write('\x00\x01garbage that is no status line\r\n\r\n');
+  });
+  await new Promise<void>((resolve) => garbage.listen(0, '127.0.0.1', resolve));
+  t.teardown(() => garbage.close());
+  const garbageUrl = `http://127.0.0.1:${(garbage.address() as AddressInfo).port}/`;
+  // 200, then a body that never ends.
+  const endless = await receiver(t, (_req, res) => {
+    res.writeHead(200, { 'content-type': 'text/plain' });
+    const timer = setInterval(() => res.write('x'.repeat(64 * 1024)), 5);
+    res.on('close', () => clearInterval(timer));
+  });
+  const n = notifier(t, [sink(garbageUrl, { retries: 1, timeoutMs: 1000 }), sink(endless.url, { index: 1 })], openSqliteNotificationQueue({ path: queueFile(t) }));
+  await n.revision(served());
+  await until('both sinks done', async () => {
+    const [g, e] = await n.status();
+    return g!.failed === 1 && e!.delivered === 1;
+  });
+  const [g, e] = await n.status();
+  t.equal(garbageAsked, 2, 'the garbage answer failed the attempt; retried once');
+  t.match(g!.lastDelivery, { outcome: 'failed', error: /request failed|no answer/ });
+  t.match(e!.lastDelivery, { outcome: 'delivered', status: 200, attempts: 1 }, 'a 2xx status line is enough: the endless body is not read');
+});
