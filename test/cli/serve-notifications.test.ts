@@ -5,7 +5,8 @@
  * secret); vexil stops with events queued; the receiver comes back on the same port and vexil
  * restarts: each queued event is delivered once (signed, CloudEvents), then the push made while it
  * was down, which its first build serves (the revision before it read from the history). Then two replicas coordinated
- * through PostgreSQL and sharing it as their data store: each event delivered once.
+ * through PostgreSQL and sharing it as their data store: each event delivered once. And a token
+ * created through /auth/v1 reaches a sink that asks for audit events, without any token value.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
@@ -176,4 +177,39 @@ tap.test('two replicas coordinated through PostgreSQL: each event delivered once
   t.same(revisions().filter((r) => r === c2).length, 1, 'c2 announced once for the cluster');
   t.ok(revisions().filter((r) => r === c1).length <= 1, 'the first start announced at most once');
   for (const r of replicas) await r.stop();
+});
+
+tap.test('audit events from vexil serve reach a sink that asks for them, without a token', { skip: gitReason !== undefined && !isCI() ? gitReason : false }, async (t) => {
+  if (gitReason !== undefined) reportMissing(t, 'git', gitReason);
+  const git = await startGitFixture(t);
+  await git.repo.commit('main', hello);
+  const got: Got[] = [];
+  const receiver = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      got.push({ headers: req.headers, body: Buffer.concat(chunks) });
+      res.writeHead(200).end();
+    });
+  });
+  const port = await listen(receiver, 0);
+  t.teardown(() => close(receiver));
+  const boot = 'bootstrap-token-for-the-notify-test';
+  const { dir, config } = writeServeConfig(t, 'vexil-notify-audit-', () => [
+    `storage: { type: git, git: { repository: ${JSON.stringify(git.url)}, poll_interval: 1h, cache_dir: cache } }`,
+    'data_dir: data',
+    `authentication: { required: true, methods: { token: { enabled: true, bootstrap: { token: ${boot} } } } }`,
+    `notifications: { sinks: [ { type: webhook, url: "http://127.0.0.1:${port}/audit", secret: ${SECRET}, events: [audit] } ] }`,
+  ]);
+  const serve = await startServe(t, config, dir);
+  const res = await fetch(`${serve.url}/auth/v1/method/token`, { method: 'POST', headers: { authorization: `Bearer ${boot}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'ci' }) });
+  t.equal(res.status, 200, 'a token created');
+  const made = (await res.json()) as { clientToken: string; authentication: { id: string } };
+  await waitFor('the audit event delivered', async () => got.some((g) => /token\.created/.test(g.body.toString('utf8')) && /"ci"/.test(g.body.toString('utf8'))));
+  const e = got.map((g) => JSON.parse(g.body.toString('utf8')) as { type: string; data: { subject: { authenticationId: string } } }).find((x) => x.data.subject.authenticationId === made.authentication.id);
+  t.match(e, { type: 'io.vexil.auth.token.created', data: { subject: { method: 'METHOD_TOKEN' }, actor: {}, address: '127.0.0.1' } });
+  const all = got.map((g) => g.body.toString('utf8')).join('\n');
+  t.notOk(all.includes(made.clientToken) || all.includes(boot), 'no token in any delivered event');
+  t.notOk(all.includes('io.vexil.revision'), 'a sink for audit events only hears no revision');
+  await serve.stop();
 });
