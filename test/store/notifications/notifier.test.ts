@@ -289,3 +289,17 @@ tap.test('receivers answering garbage or an endless body cannot stall delivery',
   t.match(g!.lastDelivery, { outcome: 'failed', error: /request failed|no answer/ });
   t.match(e!.lastDelivery, { outcome: 'delivered', status: 200, attempts: 1 }, 'a 2xx status line is enough: the endless body is not read');
 });
+
+tap.test('a rejected revision: its problems, the revision still served, no diff', async (t) => {
+  const r = await receiver(t, (_req, res) => res.writeHead(200).end());
+  const n = notifier(t, [sink(r.url)], openSqliteNotificationQueue({ path: queueFile(t) }));
+  const problems = Array.from({ length: 25 }, (_, i) => ({ severity: 'error' as const, rule: 'segment.unknown', file: 'features.yml', line: i + 1, column: 3, message: `segment "s${i}" is not defined` }));
+  await n.revision({ kind: 'rejected', reference: 'main', rejected: { revision: { id: c2, ref: 'main', meta: { author: 'B <b@example.com>' } }, at: '2026-11-28T01:05:00.000Z', problems }, at: Date.parse('2026-11-28T01:05:00.000Z'), previous: hello });
+  await until('delivered', () => r.got.length === 1);
+  const e = JSON.parse(r.got[0]!.body.toString('utf8')) as { type: string; time: string; data: { revision: string; previousRevision: string; changes: unknown; problems: unknown[]; problemCount: number } };
+  t.equal(e.type, 'io.vexil.revision.rejected');
+  t.equal(e.time, '2026-11-28T01:05:00.000Z');
+  t.match(e.data, { revision: c2, previousRevision: c1, changes: null, problemCount: 25 });
+  t.equal(e.data.problems.length, 20, 'the first 20 problems');
+  t.match(e.data.problems[0], { rule: 'segment.unknown', file: 'features.yml', line: 1, column: 3 });
+});
