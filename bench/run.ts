@@ -1,6 +1,6 @@
 /**
  * `npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|tracing|ui|history|all [options]`: the benchmarks of issue 3 §2,
- * issue 12 §7, issue 14 §5, issue 18 §9, issue 21 (`checks`), issue 20 (`propagation`: replicas, webhooks, coordination; needs PostgreSQL) issue 23 (`history`) and issue 24 (`tracing`) (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
+ * issue 12 §7, issue 14 §5, issue 18 §9, issue 21 (`checks`), issue 20 (`propagation`: replicas, webhooks, coordination; needs PostgreSQL) issue 23 (`history`, `notifications`) and issue 24 (`tracing`) (`all`, the default, runs eval, load, http, snapshot, ofrep and streams; `ui` needs
  * Debian's chromium and runs alone). This file only
  * orchestrates (it runs under tsx); everything measured runs as compiled JavaScript in fresh child
  * processes (see build.ts, spawn.ts). Prints Markdown tables with the ratios and PASS/MISS per target.
@@ -34,11 +34,12 @@ import { PROPAGATION_DEFAULTS, PROPAGATION_QUICK, runPropagationBench } from './
 import { SNAPSHOT_DEFAULTS, runSnapshotBench } from './snapshot.js';
 import { STREAMS_DEFAULTS, STREAMS_QUICK, runStreamsBench } from './streams.js';
 import { TRACING_DEFAULTS, runTracingBench } from './tracing.js';
+import { NOTIFICATIONS_DEFAULTS, runNotificationsBench } from './notifications.js';
 import { UI_DEFAULTS, UI_QUICK, runUiBench } from './ui.js';
 import { verdict } from './stats.js';
 import type { ScenarioName } from './workers/eval-worker.js';
 
-const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'checks', 'propagation', 'tracing', 'ui', 'history', 'all'] as const;
+const KINDS = ['eval', 'load', 'http', 'snapshot', 'ofrep', 'streams', 'auth', 'git', 'diff', 'checks', 'propagation', 'tracing', 'ui', 'history', 'notifications', 'all'] as const;
 type Kind = (typeof KINDS)[number];
 
 const { values, positionals } = parseArgs({
@@ -58,7 +59,7 @@ const { values, positionals } = parseArgs({
 
 const kind = (positionals[0] ?? 'all') as Kind;
 if (values.help || !KINDS.includes(kind) || positionals.length > 1) {
-  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|tracing|ui|history|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
+  process.stdout.write('usage: npm run bench -- eval|load|http|snapshot|ofrep|streams|auth|git|diff|checks|propagation|tracing|ui|history|notifications|all [--quick] [--reps N] [--rounds N] [--scenario S]... [--duration S] [--out FILE] [--against REV]\n');
   process.exit(values.help ? 0 : 2);
 }
 
@@ -167,6 +168,12 @@ try {
     log('history: GET /meta/history over 1,000 revisions ...');
     const r = await runHistoryBench(build, values.quick ? HISTORY_QUICK : HISTORY_DEFAULTS, log);
     report.push('### Served-revision history', '', r.markdown, '');
+    verdicts.push(...r.verdicts);
+  }
+  if (kind === 'notifications') {
+    log('notifications: evaluation with change notifications on and off, the state changing every second, in turns ...');
+    const r = await runNotificationsBench(build, { ...NOTIFICATIONS_DEFAULTS, durationSec: httpOpts.durationSec, warmupSec: httpOpts.warmupSec }, log);
+    report.push('### Change notifications', '', r.markdown, '');
     verdicts.push(...r.verdicts);
   }
   if (kind === 'tracing') {

@@ -30,6 +30,9 @@ import { InvalidStateError } from '../store/invalid-state-error.js';
 import { createSnapshotStore } from '../store/snapshot-store.js';
 import { openHistoryFromConfig, type OpenedHistory } from '../store/history/from-config.js';
 import { createHistoryRecorder } from '../store/history/recorder.js';
+import { openNotificationQueue, sinksFromConfig } from '../store/notifications/from-config.js';
+import { startNotifier, type Notifier } from '../store/notifications/notifier.js';
+import type { NotificationQueueStore } from '../store/notifications/types.js';
 import { coordinatedStore } from '../store/coordination/coordinated-store.js';
 import { createCoordinator } from '../store/coordination/coordinator.js';
 import { coordinationFromConfig } from '../store/coordination/engine-from-config.js';
@@ -135,6 +138,37 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
   const history = opened;
   logger.info({ store: history.store.kind, location: history.location, scope: history.scope }, 'history store opened');
   const recorder = createHistoryRecorder({ store: history.store, scope: history.scope, retention: history.retention, logger: logger.child({ component: 'history' }) });
+  // notifications.sinks: off (nothing opened) while none is listed; events come from the history.
+  let notifications: { queue: NotificationQueueStore; notifier: Notifier } | undefined;
+  try {
+    const sinks = sinksFromConfig(config);
+    if (sinks.length > 0) {
+      const queue = await openNotificationQueue(config, io.cwd);
+      const notifier = startNotifier({
+        sinks,
+        queue,
+        scope: history.scope,
+        ...(config.server.public_url !== undefined ? { publicUrl: config.server.public_url } : {}),
+        logger: logger.child({ component: 'notifications' }),
+        userAgent: `vexil/${VERSION}`,
+      });
+      // server.workers without coordination: every worker records the swap in its own history;
+      // the first one alone announces it (all of them deliver from the shared queue).
+      const slot = workerSlot();
+      if (config.cluster.coordination.type !== 'none' || slot === undefined || slot === 0) recorder.onRecorded((e) => notifier.revision(e));
+      notifications = { queue, notifier };
+      logger.info({ sinks: sinks.map((s) => ({ type: s.type, origin: s.shownUrl })), store: queue.kind }, 'notifications on');
+    }
+  } catch (err) {
+    await history.store.close();
+    await source.close?.();
+    io.stderr(`vexil: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 1;
+  }
+  const stopNotifications = async () => {
+    await notifications?.notifier.stop();
+    await notifications?.queue.close();
+  };
   const managed = createSnapshotStore({
     source,
     logger: logger.child({ component: 'store' }),
@@ -148,6 +182,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
   try {
     await managed.start();
   } catch (err) {
+    await stopNotifications();
     await history.store.close();
     if (err instanceof InvalidStateError) {
       const shown = config.storage.type === 'local' ? displayBase(io.cwd, statePath) : statePath;
@@ -183,11 +218,16 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     auth = await startAuthentication({ config, logger: logger.child({ component: 'auth' }), cwd: io.cwd });
   } catch (err) {
     await store.close();
+    await stopNotifications();
     await history.store.close();
     io.stderr(`vexil: ${err instanceof AuthSetupError ? err.message : String(err)}\n`);
     return 1;
   }
   const authRuntime = auth;
+  if (notifications !== undefined) {
+    const { notifier } = notifications;
+    authRuntime.audit.onEvent((e) => void notifier.audit(e).catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'queueing an audit notification failed')));
+  }
 
   let server;
   try {
@@ -201,10 +241,12 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       auth: authRuntime.routes,
       webhookSecrets,
       history: { history: history.store, scope: history.scope },
+      ...(notifications !== undefined ? { notifier: notifications.notifier } : {}),
       ...(tracing !== undefined ? { tracing } : {}),
     });
   } catch (err) {
     await store.close();
+    await stopNotifications();
     await history.store.close();
     await authRuntime.close();
     io.stderr(`vexil: cannot listen on ${config.server.host}:${config.server.http_port}: ${(err as Error).message}\n`);
@@ -234,6 +276,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
         // and abandoned rather than awaited.
         await running.close();
         await store.close();
+        await stopNotifications();
         await history.store.close();
         logger.info({}, 'backend work abandoned');
         await authRuntime.close();

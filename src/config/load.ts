@@ -308,7 +308,9 @@ function describeSchemaError(
   }
 
   const origin = originOf(origins, keyPath);
-  const details = [showsValue ? '' : `got ${quote(value)}`, origin ? originText(origin, false) : '']
+  // A notification sink's secret and URL (a Slack webhook URL is a secret) are never quoted.
+  const secret = keyPath[0] === 'notifications' && (keyPath.at(-1) === 'secret' || keyPath.at(-1) === 'url');
+  const details = [showsValue || secret ? '' : `got ${quote(value)}`, origin ? originText(origin, false) : '']
     .filter(Boolean)
     .join(' ');
   return {

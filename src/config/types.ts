@@ -33,6 +33,8 @@ export interface Config {
     metrics_address?: string;
     /** Proxies whose X-Forwarded-For is believed when recording a client's address (src/http/client-address.ts). */
     trusted_proxies: string[];
+    /** Where people reach this vexil (unset: notifications carry no links). */
+    public_url?: string;
   };
   log: {
     level: LogLevel; // default info
@@ -74,9 +76,24 @@ export interface Config {
   cluster: { coordination: CoordinationConfig };
   /** The served-revision history (src/store/history/); max_age as written (`90d`, parsed by age.ts). */
   history: { retention: { max_age: string; max_entries: number } };
+  /** Change notifications (src/store/notifications/). */
+  notifications: { sinks: NotificationSinkConfig[] };
   /** Folder for state kept between runs; absent = the OS data folder (see src/config/data-dir.ts). */
   data_dir?: string;
   authentication: AuthenticationConfig;
+}
+
+/** One of `notifications.sinks` (timeout in ms). */
+export interface NotificationSinkConfig {
+  type: 'webhook' | 'slack';
+  url: string;
+  secret?: string;
+  references: string[]; // default ["*"]
+  namespaces: string[]; // default []
+  events: Array<'served' | 'rejected' | 'audit'>; // default [served, rejected]
+  timeout: number; // default 10s
+  retries: number; // default 5
+  queue_size: number; // default 1000
 }
 
 /** `tracing.*` (src/server/tracing.ts; docs/tracing.md). */

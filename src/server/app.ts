@@ -40,6 +40,8 @@ import { registerLegacyEvaluationRoutes } from './legacy-evaluation/routes.js';
 import { registerManagementRoutes } from './management/routes.js';
 import { registerMetaRoutes, type VersionInfo } from './meta/routes.js';
 import { registerHistoryRoutes, type HistoryDeps } from './meta/history-routes.js';
+import { registerNotificationMetrics, registerNotificationsRoutes } from './meta/notifications-routes.js';
+import type { Notifier } from '../store/notifications/notifier.js';
 import { registerOfrepRoutes } from './ofrep/routes.js';
 import { registerWriteRoutes } from './management/write-routes.js';
 import { registerStreamRoutes } from './streams/routes.js';
@@ -73,6 +75,8 @@ export interface AppDeps {
   webhookSecrets?: WebhookSecrets;
   /** Serves `GET /meta/history` when given (src/store/history/; vexil serve opens it). */
   history?: Omit<HistoryDeps, 'defaultReference'>;
+  /** Serves `GET /meta/notifications` and the notification metrics when given (src/store/notifications/). */
+  notifier?: Notifier;
   /** Traces requests when given (server/tracing.ts; pipeline/request-span.ts). */
   requestTracing?: RequestTracing;
 }
@@ -143,6 +147,10 @@ export function createApp(deps: AppDeps): VexilApp {
     metricsRoute: deps.config.server.metrics_address === undefined,
   });
   if (deps.history !== undefined) registerHistoryRoutes(router, { ...deps.history, defaultReference: deps.store.defaultReference });
+  if (deps.notifier !== undefined) {
+    registerNotificationsRoutes(router, { notifier: deps.notifier });
+    registerNotificationMetrics(metrics.registry, deps.notifier);
+  }
   registerManagementRoutes(router, { store: deps.store });
   registerCheckRoutes(router, { store: deps.store });
   registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });

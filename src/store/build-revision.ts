@@ -117,7 +117,7 @@ export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBui
       if (initial) throw new InvalidStateError(ref, revision.id, problems);
       // A pinned commit (a request naming a commit id) is no tracked reference: not history.
       if (opts.history !== undefined && st.pinned !== true) {
-        await opts.history.rejected(ref, rejected);
+        await opts.history.rejected(ref, rejected, st.snapshot);
         if (isClosed()) return undefined;
       }
       st.lastRejected = rejected;
@@ -130,7 +130,7 @@ export function createRevisionBuilder(opts: RevisionBuilderOptions): RevisionBui
     }
     const snapshot = result.snapshot;
     if (opts.history !== undefined && st.pinned !== true) {
-      await opts.history.served(ref, revision, Date.parse(at));
+      await opts.history.served(ref, revision, Date.parse(at), { ...(st.snapshot !== undefined ? { previous: st.snapshot } : {}), next: snapshot });
       if (isClosed() && !initial) return undefined;
     }
     st.snapshot = snapshot;

@@ -19,6 +19,7 @@
  *   parse-cache.ts      parsed documents shared across builds and references (build-cache.ts: built ones)
  *   matcher-warmup.ts   generated matchers, made in the background after a swap
  *   history/            served and rejected revisions recorded in the data store (GET /meta/history)
+ *   notifications/      what history/ records, and audit events, queued and delivered to webhooks and Slack
  *   ref-absence.ts, name-set.ts, poll-schedule.ts   the rules refresh, admission and the poller apply
  *
  * - One current, frozen Snapshot per reference, replaced by a single assignment: a request that
