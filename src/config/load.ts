@@ -308,8 +308,9 @@ function describeSchemaError(
   }
 
   const origin = originOf(origins, keyPath);
-  // A notification sink's secret and URL (a Slack webhook URL is a secret) are never quoted.
-  const secret = keyPath[0] === 'notifications' && (keyPath.at(-1) === 'secret' || keyPath.at(-1) === 'url');
+  // A secret-bearing key (marked `writeOnly` in the schema: passwords, tokens, webhook secrets,
+  // database URLs with their password, a Slack webhook URL) never has its value quoted.
+  const secret = node?.writeOnly === true;
   const details = [showsValue || secret ? '' : `got ${quote(value)}`, origin ? originText(origin, false) : '']
     .filter(Boolean)
     .join(' ');
