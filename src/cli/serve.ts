@@ -30,6 +30,7 @@ import { InvalidStateError } from '../store/invalid-state-error.js';
 import { createSnapshotStore } from '../store/snapshot-store.js';
 import { openHistoryFromConfig, type OpenedHistory } from '../store/history/from-config.js';
 import { createHistoryRecorder } from '../store/history/recorder.js';
+import { createAuditRecorder } from '../store/history/audit-recorder.js';
 import { coordinatedStore } from '../store/coordination/coordinated-store.js';
 import { createCoordinator } from '../store/coordination/coordinator.js';
 import { coordinationFromConfig } from '../store/coordination/engine-from-config.js';
@@ -178,9 +179,11 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
   }
   const store = served;
 
+  // Audit events kept beside the served history, every replica its own (history/audit-recorder.ts).
+  const auditRecorder = createAuditRecorder({ store: history.store, scope: history.scope, retention: history.retention, logger: logger.child({ component: 'history' }) });
   let auth;
   try {
-    auth = await startAuthentication({ config, logger: logger.child({ component: 'auth' }), cwd: io.cwd });
+    auth = await startAuthentication({ config, logger: logger.child({ component: 'auth' }), cwd: io.cwd, auditListeners: [auditRecorder.record] });
   } catch (err) {
     await store.close();
     await history.store.close();
@@ -234,9 +237,11 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
         // and abandoned rather than awaited.
         await running.close();
         await store.close();
-        await history.store.close();
         logger.info({}, 'backend work abandoned');
+        // After authentication, whose last cleanup pass may still record expiries.
         await authRuntime.close();
+        await auditRecorder.settled();
+        await history.store.close();
         await tracing?.shutdown();
         clearTimeout(timer);
         logger.info({}, 'stopped');

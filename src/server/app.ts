@@ -39,6 +39,7 @@ import { mountHotRoute } from './pipeline/mount-hot-route.js';
 import { registerLegacyEvaluationRoutes } from './legacy-evaluation/routes.js';
 import { registerManagementRoutes } from './management/routes.js';
 import { registerMetaRoutes, type VersionInfo } from './meta/routes.js';
+import { registerAuditRoutes } from './meta/audit-routes.js';
 import { registerHistoryRoutes, type HistoryDeps } from './meta/history-routes.js';
 import { registerOfrepRoutes } from './ofrep/routes.js';
 import { registerWriteRoutes } from './management/write-routes.js';
@@ -71,7 +72,7 @@ export interface AppDeps {
   ui?: UiAssets | null;
   /** `webhooks.*` secrets already read (vexil serve reads them before starting); default: read from `config.webhooks`. */
   webhookSecrets?: WebhookSecrets;
-  /** Serves `GET /meta/history` when given (src/store/history/; vexil serve opens it). */
+  /** Serves `GET /meta/history` and `GET /meta/audit` when given (src/store/history/; vexil serve opens it). */
   history?: Omit<HistoryDeps, 'defaultReference'>;
   /** Traces requests when given (server/tracing.ts; pipeline/request-span.ts). */
   requestTracing?: RequestTracing;
@@ -143,6 +144,7 @@ export function createApp(deps: AppDeps): VexilApp {
     metricsRoute: deps.config.server.metrics_address === undefined,
   });
   if (deps.history !== undefined) registerHistoryRoutes(router, { ...deps.history, defaultReference: deps.store.defaultReference });
+  if (deps.history !== undefined) registerAuditRoutes(router, deps.history);
   registerManagementRoutes(router, { store: deps.store });
   registerCheckRoutes(router, { store: deps.store });
   registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });
