@@ -4,7 +4,9 @@
  * an OIDC login and its logout are read back at `/meta/audit` (newest first, filtered, paged), then
  * again after `kill -9` and a restart (the SQLite file keeps them). `/meta/audit` asks for the same
  * credential as `/meta/history`, and a bad parameter is a 400 naming it. No token handed out (nor
- * its SHA-256) appears in `/meta/audit`'s answers or in the data file's audit rows (scanned).
+ * its SHA-256) appears in `/meta/audit`'s answers or in the data file's audit rows (scanned). Then
+ * two replicas coordinated through PostgreSQL and sharing it as their data store: each keeps the
+ * events that happened on it, the follower too, in the cluster's audit trail, which both answer.
  */
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
@@ -12,7 +14,12 @@ import Database from 'better-sqlite3';
 import tap from 'tap';
 import { startServe, writeServeConfig, type ServeProcess } from '../auth/process.js';
 import { createToken, request, tempDir } from '../auth/support.js';
+import { gitFixture, gitUnavailableReason, startGitFixture } from '../support/git-fixture.js';
 import { CookieJar, oidcLogin, startOidcProvider } from '../support/oidc-provider.js';
+import { isCI, reportMissing } from '../support/requirements.js';
+import { writeServeConfig as writeGitServeConfig } from '../support/serve-config.js';
+import { postgresUnavailableReason, startPostgres } from '../support/throwaway-db.js';
+import { waitFor } from './replicas.js';
 
 interface Party {
   authenticationId: string;
@@ -184,4 +191,49 @@ authentication:
     }
   }
   t.notMatch(stored, /hash/i, 'no hash column or field');
+});
+
+const pgReason = postgresUnavailableReason() ?? gitUnavailableReason();
+tap.test('two replicas coordinated through PostgreSQL: each keeps its own events in the cluster trail, both answer it', { skip: pgReason !== undefined && !isCI() ? pgReason : false }, async (t) => {
+  if (pgReason !== undefined) reportMissing(t, 'postgres', pgReason);
+  const pg = await startPostgres({ database: 'vexil_audit_cluster' });
+  t.teardown(() => pg.close());
+  const git = await startGitFixture(t);
+  await git.repo.commit('main', { 'features.yml': gitFixture('hello.yml') });
+  const replicas: ServeProcess[] = [];
+  for (const name of ['a', 'b']) {
+    const { dir, config } = writeGitServeConfig(t, `vexil-audit-${name}-`, () => [
+      `storage: { type: git, git: { repository: ${JSON.stringify(git.url)}, poll_interval: 1h, cache_dir: cache } }`,
+      `cluster: { coordination: { type: postgres, postgres: { url: ${JSON.stringify(pg.url)} } } }`,
+      `authentication: { required: true, methods: { token: { enabled: true } }, storage: { type: postgres, postgres: { url: ${JSON.stringify(pg.url)} } } }`,
+    ]);
+    replicas.push(await startServe(t, config, dir));
+  }
+  const [a, b] = replicas as [ServeProcess, ServeProcess];
+  const boot = String((await a.waitForLog((e) => e.msg === 'access token created')).client_token);
+  const role = async (r: ServeProcess) => ((await request(`${r.url}/meta/snapshots`, { token: boot })).body as { coordination?: { role: string } }).coordination?.role;
+  await waitFor('one leader, one follower', async () => [await role(a), await role(b)].sort().join() === 'follower,leader');
+  const onA = await createToken(a.url, boot, { name: 'made-on-a' });
+  const onB = await createToken(b.url, boot, { name: 'made-on-b' });
+  t.equal((await request(`${b.url}/auth/v1/tokens/${onA.authentication.id as string}`, { token: boot, method: 'DELETE' })).status, 200);
+
+  // The write is not awaited by the request (PostgreSQL answers a moment after the 200): wait for it.
+  const trail = async (r: ServeProcess) => (await request(`${r.url}/meta/audit`, { token: boot })).body as Page;
+  await waitFor('four events on both replicas', async () => (await trail(a)).events.length >= 4 && (await trail(b)).events.length >= 4, 10_000);
+  const answers = await Promise.all(replicas.map(trail));
+  for (const body of answers) {
+    t.same(
+      body.events.map((e) => [e.type, e.subject.metadata['io.svc.auth.token.name']]),
+      [
+        ['io.vexil.auth.token.deleted', 'made-on-a'],
+        ['io.vexil.auth.token.created', 'made-on-b'],
+        ['io.vexil.auth.token.created', 'made-on-a'],
+        ['io.vexil.auth.token.created', 'initial_bootstrap_token'],
+      ],
+      'the events of both replicas, each once',
+    );
+    t.notOk(body.events.some((e) => e.replica !== undefined), 'cluster events name no replica');
+  }
+  t.same(answers[0], answers[1], 'both replicas answer the same trail');
+  t.equal(answers[0]!.events[1]!.subject.authenticationId, onB.authentication.id);
 });

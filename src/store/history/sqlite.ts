@@ -134,15 +134,26 @@ export function openSqliteHistoryStore(opts: SqliteHistoryStoreOptions): History
     `DELETE FROM audit_events WHERE scope = ? AND seq <= (
        SELECT seq FROM audit_events WHERE scope = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
   );
-  const listAudit = db.prepare(
-    `SELECT ${AUDIT_COLUMNS} FROM audit_events
-     WHERE scope = @scope
-       AND (@since IS NULL OR at >= @since) AND (@until IS NULL OR at < @until)
-       AND (@type IS NULL OR type = @type)
-       AND (@authenticationId IS NULL OR subject_id = @authenticationId OR actor_id = @authenticationId)
-       AND (@afterAt IS NULL OR at < @afterAt OR (at = @afterAt AND seq < @afterSeq))
-     ORDER BY at DESC, seq DESC LIMIT @limit`,
-  );
+  // One statement per combination of filters, so each filter is a plain condition the planner can
+  // take to an index (`x IS NULL OR` would hide the subject and actor indexes).
+  const listAuditStatements = new Map<string, Database.Statement>();
+  const listAudit = (byType: boolean, byId: boolean): Database.Statement => {
+    const key = `${byType ? 't' : ''}${byId ? 'i' : ''}`;
+    let st = listAuditStatements.get(key);
+    if (st === undefined) {
+      st = db.prepare(
+        `SELECT ${AUDIT_COLUMNS} FROM audit_events
+         WHERE scope = @scope
+           AND (@since IS NULL OR at >= @since) AND (@until IS NULL OR at < @until)
+           ${byType ? 'AND type = @type' : ''}
+           ${byId ? 'AND (subject_id = @authenticationId OR actor_id = @authenticationId)' : ''}
+           AND (@afterAt IS NULL OR at < @afterAt OR (at = @afterAt AND seq < @afterSeq))
+         ORDER BY at DESC, seq DESC LIMIT @limit`,
+      );
+      listAuditStatements.set(key, st);
+    }
+    return st;
+  };
   const recordAuditTx = db.transaction((scope: string, e: AuditEvent, retention: HistoryRetention): boolean => {
     const row = auditRow(scope, e);
     if (insertAudit.run(row).changes === 0) return false;
@@ -177,12 +188,12 @@ export function openSqliteHistoryStore(opts: SqliteHistoryStoreOptions): History
       return recordAuditTx.immediate(scope, e, retention);
     },
     async listAudit(scope, q) {
-      const rows = listAudit.all({
+      const rows = listAudit(q.type !== undefined, q.authenticationId !== undefined).all({
         scope,
         since: q.since ?? null,
         until: q.until ?? null,
-        type: q.type ?? null,
-        authenticationId: q.authenticationId ?? null,
+        ...(q.type !== undefined ? { type: q.type } : {}),
+        ...(q.authenticationId !== undefined ? { authenticationId: q.authenticationId } : {}),
         afterAt: q.after?.at ?? null,
         afterSeq: q.after?.seq ?? null,
         limit: q.limit + 1,
