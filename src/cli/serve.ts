@@ -180,7 +180,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
   const store = served;
 
   // Audit events kept beside the served history, every replica its own (history/audit-recorder.ts).
-  const auditRecorder = createAuditRecorder({ store: history.store, scope: history.scope, retention: history.retention, logger: logger.child({ component: 'history' }) });
+  const auditRecorder = createAuditRecorder({ store: history.store, scope: history.auditScope, retention: history.retention, logger: logger.child({ component: 'history' }) });
   let auth;
   try {
     auth = await startAuthentication({ config, logger: logger.child({ component: 'auth' }), cwd: io.cwd, auditListeners: [auditRecorder.record] });
@@ -203,7 +203,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       authGate: authRuntime.gate,
       auth: authRuntime.routes,
       webhookSecrets,
-      history: { history: history.store, scope: history.scope },
+      history: { history: history.store, scope: history.scope, auditScope: history.auditScope },
       ...(tracing !== undefined ? { tracing } : {}),
     });
   } catch (err) {

@@ -73,7 +73,7 @@ export interface AppDeps {
   /** `webhooks.*` secrets already read (vexil serve reads them before starting); default: read from `config.webhooks`. */
   webhookSecrets?: WebhookSecrets;
   /** Serves `GET /meta/history` and `GET /meta/audit` when given (src/store/history/; vexil serve opens it). */
-  history?: Omit<HistoryDeps, 'defaultReference'>;
+  history?: Omit<HistoryDeps, 'defaultReference'> & { readonly auditScope?: string };
   /** Traces requests when given (server/tracing.ts; pipeline/request-span.ts). */
   requestTracing?: RequestTracing;
 }
@@ -144,7 +144,7 @@ export function createApp(deps: AppDeps): VexilApp {
     metricsRoute: deps.config.server.metrics_address === undefined,
   });
   if (deps.history !== undefined) registerHistoryRoutes(router, { ...deps.history, defaultReference: deps.store.defaultReference });
-  if (deps.history !== undefined) registerAuditRoutes(router, deps.history);
+  if (deps.history !== undefined) registerAuditRoutes(router, { history: deps.history.history, auditScope: deps.history.auditScope ?? deps.history.scope });
   registerManagementRoutes(router, { store: deps.store });
   registerCheckRoutes(router, { store: deps.store });
   registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });

@@ -9,6 +9,8 @@
  * events that happened on it, the follower too, in the cluster's audit trail, which both answer.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import tap from 'tap';
@@ -191,6 +193,48 @@ authentication:
     }
   }
   t.notMatch(stored, /hash/i, 'no hash column or field');
+});
+
+/** A request on a connection of its own, so the primary hands it to either worker. */
+function onNewConnection(url: string, path: string, token: string, method = 'GET', body?: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${url}${path}`, { method, agent: false, headers: { authorization: `Bearer ${token}`, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) } }, (res) => {
+      let text = '';
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+tap.test('server.workers: 2 on one SQLite file: whichever worker answers, /meta/audit shows the events of both', async (t) => {
+  const dir = tempDir(t, 'vexil-audit-workers-');
+  const config = writeServeConfig(dir, 'data_dir: data\nauthentication:\n  required: true\n  methods:\n    token:\n      enabled: true\n');
+  writeFileSync(config, readFileSync(config, 'utf8').replace('  http_port: 0\n', '  http_port: 0\n  workers: 2\n').replace('  encoding: json\n', '  encoding: json\n  requests: all\n'));
+  const s = await startServe(t, config, dir);
+  const boot = String((await s.waitForLog((e) => e.msg === 'access token created')).client_token);
+  await s.waitForLog((e) => e.msg === 'worker listening' && s.entries().filter((x) => x.msg === 'worker listening').length === 2);
+  const names: string[] = [];
+  for (let i = 0; i < 8; i++) {
+    const res = await onNewConnection(s.url, '/auth/v1/method/token', boot, 'POST', JSON.stringify({ name: `t${i}` }));
+    t.equal(res.status, 200);
+    names.push(`t${i}`);
+  }
+  const creators = new Set(s.entries().filter((e) => e.msg === 'audit').map((e) => e.pid));
+  t.equal(creators.size, 2, 'both workers recorded events');
+  const answers = new Set<string>();
+  const by = new Set<unknown>();
+  for (let i = 0; i < 8; i++) {
+    const res = await onNewConnection(s.url, '/meta/audit', boot);
+    t.equal(res.status, 200);
+    const body = JSON.parse(res.body) as Page;
+    t.same(body.events.map((e) => e.subject.metadata['io.svc.auth.token.name']), [...names].reverse().concat('initial_bootstrap_token'), 'all the events');
+    answers.add(res.body);
+  }
+  for (const e of s.entries()) if (e.msg === 'request' && e.url === '/meta/audit') by.add(e.pid);
+  t.equal(by.size, 2, 'both workers answered /meta/audit');
+  t.equal(answers.size, 1, 'with the same trail');
 });
 
 const pgReason = postgresUnavailableReason() ?? gitUnavailableReason();

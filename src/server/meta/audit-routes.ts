@@ -14,9 +14,9 @@ import type { AuditParty } from '../../auth/audit.js';
 import type { AppState } from '../../http/context.js';
 import { sendJson } from '../../http/respond.js';
 import { CLUSTER_SCOPE } from '../../store/history/recorder.js';
-import type { AuditEntry } from '../../store/history/types.js';
+import type { AuditEntry, HistoryStore } from '../../store/history/types.js';
 import { parseAuditRequest } from './audit-request.js';
-import { read, type HistoryDeps } from './history-routes.js';
+import { read } from './history-routes.js';
 import { page } from './list-query.js';
 
 const partyJson = (p: AuditParty) => ({ authenticationId: p.authenticationId, method: p.method, metadata: p.metadata, expiresAt: p.expiresAt ?? null });
@@ -35,10 +35,16 @@ export function auditEventJson(e: AuditEntry) {
   };
 }
 
-export function registerAuditRoutes(router: Router<AppState>, deps: Pick<HistoryDeps, 'history' | 'scope'>): void {
+export interface AuditDeps {
+  readonly history: HistoryStore;
+  /** `cluster` or this replica's host name (history/from-config.ts). */
+  readonly auditScope: string;
+}
+
+export function registerAuditRoutes(router: Router<AppState>, deps: AuditDeps): void {
   router.get('/meta/audit', async (ctx) => {
     const q = parseAuditRequest(ctx.state.query);
-    const rows = await read(() => deps.history.listAudit(deps.scope, q));
+    const rows = await read(() => deps.history.listAudit(deps.auditScope, q));
     const { page: shown, nextPageToken } = page(rows, q.limit);
     sendJson(ctx, { events: shown.map(auditEventJson), nextPageToken });
   });
