@@ -140,7 +140,7 @@ export const stateMovedOn = (reference: string, revision: string) =>
     headers: retryAfter(1),
   });
 
-/** The served-revision history's database cannot be read (`/meta/history`); the cause goes to the log. */
+/** The history store's database cannot be read (`/meta/history`, `/meta/audit`); the cause goes to the log. */
 export const historyUnavailable = (cause?: unknown) =>
   new VexilError(Code.Unavailable, 'the history store cannot be read now', { headers: retryAfter(1), cause });
 
@@ -216,7 +216,7 @@ export const REFUSALS = {
     example: () => stateMovedOn('local', '9f2c41d0e8ab'),
   },
   historyUnavailable: {
-    meaning: 'the served-revision history cannot be read: its database (authentication.storage) is out of reach or failed; flags are still served',
+    meaning: 'the served-revision history or the audit events cannot be read: their database (authentication.storage) is out of reach or failed; flags are still served',
     hint: 'retry after Retry-After; check the database the history shares with authentication.storage',
     example: () => historyUnavailable(),
   },

@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import type { AuthenticationConfig, Config } from '../config/types.js';
 import { TokenAdministration } from './administration.js';
-import { AuditTrail } from './audit.js';
+import { AuditTrail, type AuditEvent } from './audit.js';
 import { createAdminPolicy } from './admins.js';
 import { bootstrapToken } from './bootstrap.js';
 import { createConfigRecheck } from './config-recheck.js';
@@ -73,6 +73,8 @@ export interface StartAuthenticationOptions {
   clock?: Clock;
   /** Run the periodic cleanup (default true). */
   cleanup?: boolean;
+  /** Audit listeners subscribed before anything is recorded (the bootstrap token, a first cleanup pass). */
+  auditListeners?: ReadonlyArray<(event: AuditEvent) => void>;
 }
 
 /** Config key of each method that stores authentications → its record method. */
@@ -148,6 +150,7 @@ export async function startAuthentication(opts: StartAuthenticationOptions): Pro
 
   const service = new AuthService({ store, clock, cacheTtlMs: auth.cache_ttl, outageGraceMs, logger });
   const audit = new AuditTrail(logger, clock, clientAddressReader(config.server.trusted_proxies));
+  for (const listener of opts.auditListeners ?? []) audit.onEvent(listener);
   if (inUse) logger.info({ store: store.kind, location }, 'authentication store opened');
   let cleaner: Cleaner | undefined;
   try {

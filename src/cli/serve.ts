@@ -33,6 +33,7 @@ import { createHistoryRecorder } from '../store/history/recorder.js';
 import { openNotificationQueue, sinksFromConfig } from '../store/notifications/from-config.js';
 import { startNotifier, type Notifier } from '../store/notifications/notifier.js';
 import type { NotificationQueueStore } from '../store/notifications/types.js';
+import { createAuditRecorder } from '../store/history/audit-recorder.js';
 import { coordinatedStore } from '../store/coordination/coordinated-store.js';
 import { createCoordinator } from '../store/coordination/coordinator.js';
 import { coordinationFromConfig } from '../store/coordination/engine-from-config.js';
@@ -213,9 +214,17 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
   }
   const store = served;
 
+  // Audit events kept beside the served history, every replica its own (history/audit-recorder.ts).
+  const auditRecorder = createAuditRecorder({ store: history.store, scope: history.auditScope, retention: history.retention, logger: logger.child({ component: 'history' }) });
   let auth;
   try {
-    auth = await startAuthentication({ config, logger: logger.child({ component: 'auth' }), cwd: io.cwd });
+    // Listeners given here see the bootstrap token's event too (recorded while authentication starts).
+    const auditListeners = [auditRecorder.record];
+    if (notifications !== undefined) {
+      const { notifier } = notifications;
+      auditListeners.push((e) => void notifier.audit(e).catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'queueing an audit notification failed')));
+    }
+    auth = await startAuthentication({ config, logger: logger.child({ component: 'auth' }), cwd: io.cwd, auditListeners });
   } catch (err) {
     await store.close();
     await stopNotifications();
@@ -224,10 +233,6 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     return 1;
   }
   const authRuntime = auth;
-  if (notifications !== undefined) {
-    const { notifier } = notifications;
-    authRuntime.audit.onEvent((e) => void notifier.audit(e).catch((err: unknown) => logger.error({ err: err instanceof Error ? err.message : String(err) }, 'queueing an audit notification failed')));
-  }
 
   let server;
   try {
@@ -240,7 +245,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
       authGate: authRuntime.gate,
       auth: authRuntime.routes,
       webhookSecrets,
-      history: { history: history.store, scope: history.scope },
+      history: { history: history.store, scope: history.scope, auditScope: history.auditScope },
       ...(notifications !== undefined ? { notifier: notifications.notifier } : {}),
       ...(tracing !== undefined ? { tracing } : {}),
     });
@@ -276,10 +281,12 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
         // and abandoned rather than awaited.
         await running.close();
         await store.close();
+        logger.info({}, 'backend work abandoned');
+        // After authentication, whose last cleanup pass may still record expiries.
+        await authRuntime.close();
+        await auditRecorder.settled();
         await stopNotifications();
         await history.store.close();
-        logger.info({}, 'backend work abandoned');
-        await authRuntime.close();
         await tracing?.shutdown();
         clearTimeout(timer);
         logger.info({}, 'stopped');

@@ -39,6 +39,7 @@ import { mountHotRoute } from './pipeline/mount-hot-route.js';
 import { registerLegacyEvaluationRoutes } from './legacy-evaluation/routes.js';
 import { registerManagementRoutes } from './management/routes.js';
 import { registerMetaRoutes, type VersionInfo } from './meta/routes.js';
+import { registerAuditRoutes } from './meta/audit-routes.js';
 import { registerHistoryRoutes, type HistoryDeps } from './meta/history-routes.js';
 import { registerNotificationMetrics, registerNotificationsRoutes } from './meta/notifications-routes.js';
 import type { Notifier } from '../store/notifications/notifier.js';
@@ -73,8 +74,8 @@ export interface AppDeps {
   ui?: UiAssets | null;
   /** `webhooks.*` secrets already read (vexil serve reads them before starting); default: read from `config.webhooks`. */
   webhookSecrets?: WebhookSecrets;
-  /** Serves `GET /meta/history` when given (src/store/history/; vexil serve opens it). */
-  history?: Omit<HistoryDeps, 'defaultReference'>;
+  /** Serves `GET /meta/history` and `GET /meta/audit` when given (src/store/history/; vexil serve opens it). */
+  history?: Omit<HistoryDeps, 'defaultReference'> & { readonly auditScope?: string };
   /** Serves `GET /meta/notifications` and the notification metrics when given (src/store/notifications/). */
   notifier?: Notifier;
   /** Traces requests when given (server/tracing.ts; pipeline/request-span.ts). */
@@ -151,6 +152,7 @@ export function createApp(deps: AppDeps): VexilApp {
     registerNotificationsRoutes(router, { notifier: deps.notifier });
     registerNotificationMetrics(metrics.registry, deps.notifier);
   }
+  if (deps.history !== undefined) registerAuditRoutes(router, { history: deps.history.history, auditScope: deps.history.auditScope ?? deps.history.scope });
   registerManagementRoutes(router, { store: deps.store });
   registerCheckRoutes(router, { store: deps.store });
   registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });

@@ -208,6 +208,10 @@ tap.test('audit events from vexil serve reach a sink that asks for them, without
   await waitFor('the audit event delivered', async () => got.some((g) => /token\.created/.test(g.body.toString('utf8')) && /"ci"/.test(g.body.toString('utf8'))));
   const e = got.map((g) => JSON.parse(g.body.toString('utf8')) as { type: string; data: { subject: { authenticationId: string } } }).find((x) => x.data.subject.authenticationId === made.authentication.id);
   t.match(e, { type: 'io.vexil.auth.token.created', data: { subject: { method: 'METHOD_TOKEN' }, actor: {}, address: '127.0.0.1' } });
+  // The bootstrap token is made while authentication starts, before any request: delivered too.
+  await waitFor('the bootstrap event delivered', async () => got.some((g) => /"origin":"bootstrap"/.test(g.body.toString('utf8'))));
+  const bootstrap = got.map((g) => JSON.parse(g.body.toString('utf8')) as { type: string; data: { origin?: string } }).find((x) => x.data.origin === 'bootstrap');
+  t.equal(bootstrap?.type, 'io.vexil.auth.token.created', 'the bootstrap token\'s creation is an event');
   const all = got.map((g) => g.body.toString('utf8')).join('\n');
   t.notOk(all.includes(made.clientToken) || all.includes(boot), 'no token in any delivered event');
   t.notOk(all.includes('io.vexil.revision'), 'a sink for audit events only hears no revision');

@@ -5,7 +5,8 @@
  */
 import tap from 'tap';
 import { VexilError } from '../../src/errors.js';
-import { DEFAULT_LIMIT, pageToken, parseHistoryRequest } from '../../src/server/meta/history-request.js';
+import { parseHistoryRequest } from '../../src/server/meta/history-request.js';
+import { DEFAULT_LIMIT, pageToken } from '../../src/server/meta/list-query.js';
 
 const q = (entries: Record<string, string>) => new Map(Object.entries(entries));
 

@@ -11,7 +11,8 @@ import type { AppState } from '../../http/context.js';
 import { sendJson } from '../../http/respond.js';
 import { CLUSTER_SCOPE } from '../../store/history/recorder.js';
 import type { HistoryEntry, HistoryStore } from '../../store/history/types.js';
-import { pageToken, parseHistoryRequest } from './history-request.js';
+import { parseHistoryRequest } from './history-request.js';
+import { page } from './list-query.js';
 
 export interface HistoryDeps {
   readonly history: HistoryStore;
@@ -21,7 +22,7 @@ export interface HistoryDeps {
 }
 
 /** The store's failure (a database out of reach) as a 503; the cause (hosts, ports) stays in the log. */
-async function read<T>(what: () => Promise<T>): Promise<T> {
+export async function read<T>(what: () => Promise<T>): Promise<T> {
   try {
     return await what();
   } catch (err) {
@@ -60,11 +61,7 @@ export function registerHistoryRoutes(router: Router<AppState>, deps: HistoryDep
       return;
     }
     const rows = await read(() => deps.history.list(deps.scope, req));
-    const page = rows.slice(0, req.limit);
-    const last = page[page.length - 1];
-    sendJson(ctx, {
-      entries: page.map(entryJson),
-      nextPageToken: rows.length > req.limit && last !== undefined ? pageToken({ at: last.at, seq: last.seq }) : '',
-    });
+    const { page: shown, nextPageToken } = page(rows, req.limit);
+    sendJson(ctx, { entries: shown.map(entryJson), nextPageToken });
   });
 }

@@ -5,6 +5,9 @@
  *
  * Scope: `cluster` when `cluster.coordination` is on (recorded once per cluster), else this
  * replica's instance id: the host name, with the worker slot when `server.workers` runs several.
+ * Audit events use the same scope without the worker slot: each worker records the same swaps (so
+ * each keeps its own revision history), but an audit event happens on one worker only, and every
+ * worker of a replica answers `/meta/audit` with the replica's whole trail.
  */
 import { hostname } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,6 +20,8 @@ import type { HistoryRetention, HistoryStore } from './types.js';
 export interface OpenedHistory {
   readonly store: HistoryStore;
   readonly scope: string;
+  /** The scope of audit events: `cluster`, or this replica's host name (all its workers). */
+  readonly auditScope: string;
   readonly retention: HistoryRetention;
   /** Where it is (a file path, or the PostgreSQL host and database): safe to log. */
   readonly location: string;
@@ -38,7 +43,9 @@ export async function openHistoryFromConfig(config: Config, opts: OpenHistoryOpt
     maxAgeMs: parseAge(config.history.retention.max_age),
     maxEntries: config.history.retention.max_entries,
   };
-  const scope = config.cluster.coordination.type !== 'none' ? CLUSTER_SCOPE : instanceId(opts.workerSlot);
+  const coordinated = config.cluster.coordination.type !== 'none';
+  const scope = coordinated ? CLUSTER_SCOPE : instanceId(opts.workerSlot);
+  const auditScope = coordinated ? CLUSTER_SCOPE : instanceId();
   const storage = config.authentication.storage;
   if (storage.type === 'postgres') {
     const url = storage.postgres.url;
@@ -59,13 +66,13 @@ export async function openHistoryFromConfig(config: Config, opts: OpenHistoryOpt
     }).catch((err: unknown) => {
       throw cannotOpen(location, err);
     });
-    return { store, scope, retention, location };
+    return { store, scope, auditScope, retention, location };
   }
   const path =
     storage.sqlite.path !== undefined ? resolve(opts.cwd, storage.sqlite.path) : join(resolveDataDir(config.data_dir, opts.cwd), 'auth.db');
   const { openSqliteHistoryStore } = await import('./sqlite.js');
   try {
-    return { store: openSqliteHistoryStore({ path }), scope, retention, location: path };
+    return { store: openSqliteHistoryStore({ path }), scope, auditScope, retention, location: path };
   } catch (err) {
     throw cannotOpen(path, err);
   }

@@ -1,7 +1,9 @@
 /**
- * The served-revision history in PostgreSQL: the database of `authentication.storage.postgres`
- * (replicas share it), its own tables (`history_events`, `history_schema_version`) and migrations
- * under a transaction-scoped advisory lock, as the authentication store does.
+ * The served-revision history and the audit events in PostgreSQL: the database of
+ * `authentication.storage.postgres` (replicas share it), its own tables (`history_events`,
+ * `audit_events`, `history_schema_version`) and migrations under a transaction-scoped advisory
+ * lock, as the authentication store does. An audit event is one row by its id (`ON CONFLICT DO
+ * NOTHING`): replicas each record their own events, and one recorded twice is written once.
  *
  * Recorded once per cluster: `record` takes a transaction-scoped advisory lock per scope and
  * reference, reads the latest entry and writes only when it is not already the same event, so two
@@ -13,6 +15,7 @@
  */
 import pg from 'pg';
 import { inTransaction, openPostgresPool } from '../../auth/store/postgres-pool.js';
+import { AUDIT_COLUMNS, auditRow, fromAuditRow, type RawAuditRow } from './audit-rows.js';
 import { HISTORY_COLUMNS, cut, fromRow, problemsColumn, type RawHistoryRow } from './rows.js';
 import type { HistoryStore } from './types.js';
 
@@ -39,6 +42,24 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX history_events_reference_at ON history_events (scope, reference, at, seq);
    CREATE INDEX history_events_scope_seq ON history_events (scope, seq);`,
+  // 2: audit events (src/auth/audit.ts); `id` unique, so an event recorded twice is one row.
+  `CREATE TABLE audit_events (
+     seq BIGSERIAL PRIMARY KEY,
+     id TEXT NOT NULL UNIQUE,
+     scope TEXT NOT NULL,
+     type TEXT NOT NULL,
+     at TIMESTAMPTZ NOT NULL,
+     subject_id TEXT NOT NULL,
+     actor_id TEXT,
+     subject TEXT NOT NULL,
+     actor TEXT,
+     address TEXT,
+     origin TEXT
+   );
+   CREATE INDEX audit_events_scope_at ON audit_events (scope, at, seq);
+   CREATE INDEX audit_events_scope_seq ON audit_events (scope, seq);
+   CREATE INDEX audit_events_subject ON audit_events (scope, subject_id, at, seq);
+   CREATE INDEX audit_events_actor ON audit_events (scope, actor_id, at, seq);`,
 ];
 
 export interface PostgresHistoryStoreOptions {
@@ -55,6 +76,7 @@ const SELECT = HISTORY_COLUMNS.replace(/\bat\b/, '(extract(epoch from at) * 1000
   /\buntil\b/,
   '(extract(epoch from until) * 1000)::float8 AS until',
 );
+const SELECT_AUDIT = AUDIT_COLUMNS.replace(/\bat\b/, '(extract(epoch from at) * 1000)::float8 AS at');
 
 export async function openPostgresHistoryStore(opts: PostgresHistoryStoreOptions): Promise<HistoryStore> {
   const pool = await openPostgresPool({ ...opts, maxConnections: opts.maxConnections ?? 4 }, migrate);
@@ -124,6 +146,46 @@ export async function openPostgresHistoryStore(opts: PostgresHistoryStoreOptions
         [scope, reference, new Date(at)],
       );
       return r.rows[0] !== undefined ? fromRow(r.rows[0]) : undefined;
+    },
+    async recordAudit(scope, e, retention) {
+      const row = auditRow(scope, e);
+      return inTransaction(pool, async (c) => {
+        const inserted = await c.query(
+          `INSERT INTO audit_events (id, scope, type, at, subject_id, actor_id, subject, actor, address, origin)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING`,
+          [row.id, row.scope, row.type, new Date(row.at), row.subjectId, row.actorId, row.subject, row.actor, row.address, row.origin],
+        );
+        if ((inserted.rowCount ?? 0) === 0) return false;
+        await c.query('DELETE FROM audit_events WHERE scope = $1 AND at < $2', [scope, new Date(row.at - retention.maxAgeMs)]);
+        await c.query(
+          `DELETE FROM audit_events WHERE scope = $1 AND seq <= (
+             SELECT seq FROM audit_events WHERE scope = $1 ORDER BY seq DESC LIMIT 1 OFFSET $2)`,
+          [scope, retention.maxEntries],
+        );
+        return true;
+      });
+    },
+    async listAudit(scope, q) {
+      const r = await pool.query<RawAuditRow>(
+        `SELECT ${SELECT_AUDIT} FROM audit_events
+         WHERE scope = $1
+           AND ($2::timestamptz IS NULL OR at >= $2) AND ($3::timestamptz IS NULL OR at < $3)
+           AND ($4::text IS NULL OR type = $4)
+           AND ($5::text IS NULL OR subject_id = $5 OR actor_id = $5)
+           AND ($6::timestamptz IS NULL OR at < $6 OR (at = $6 AND seq < $7))
+         ORDER BY at DESC, seq DESC LIMIT $8`,
+        [
+          scope,
+          q.since !== undefined ? new Date(q.since) : null,
+          q.until !== undefined ? new Date(q.until) : null,
+          q.type ?? null,
+          q.authenticationId ?? null,
+          q.after !== undefined ? new Date(q.after.at) : null,
+          q.after?.seq ?? null,
+          q.limit + 1,
+        ],
+      );
+      return r.rows.map(fromAuditRow);
     },
     async close() {
       if (closed) return;

@@ -1,7 +1,7 @@
 /**
- * The served-revision history in SQLite: the same database file as the authentication store
- * (`authentication.storage.sqlite.path`, default `<data_dir>/auth.db`), its own tables
- * (`history_events`, `history_schema_version`) and migrations. WAL with `synchronous=FULL`, as the
+ * The served-revision history and the audit events in SQLite: the same database file as the
+ * authentication store (`authentication.storage.sqlite.path`, default `<data_dir>/auth.db`), its
+ * own tables (`history_events`, `audit_events`, `history_schema_version`) and migrations. WAL with `synchronous=FULL`, as the
  * authentication store: better-sqlite3 is synchronous, so an event is in the file when `record`
  * returns, before the store logs the swap; it survives `kill -9`.
  *
@@ -10,6 +10,8 @@
  */
 import type Database from 'better-sqlite3';
 import { openSqliteDatabase } from '../../auth/store/sqlite-database.js';
+import type { AuditEvent } from '../../auth/audit.js';
+import { AUDIT_COLUMNS, auditRow, fromAuditRow, type RawAuditRow } from './audit-rows.js';
 import { HISTORY_COLUMNS, cut, fromRow, problemsColumn, type RawHistoryRow } from './rows.js';
 import type { HistoryRetention, HistoryStore, NewHistoryEvent } from './types.js';
 
@@ -32,6 +34,24 @@ const MIGRATIONS: readonly string[] = [
    );
    CREATE INDEX history_events_reference_at ON history_events (scope, reference, at, seq);
    CREATE INDEX history_events_scope_seq ON history_events (scope, seq);`,
+  // 2: audit events (src/auth/audit.ts); `id` unique, so an event recorded twice is one row.
+  `CREATE TABLE audit_events (
+     seq INTEGER PRIMARY KEY AUTOINCREMENT,
+     id TEXT NOT NULL UNIQUE,
+     scope TEXT NOT NULL,
+     type TEXT NOT NULL,
+     at INTEGER NOT NULL,
+     subject_id TEXT NOT NULL,
+     actor_id TEXT,
+     subject TEXT NOT NULL,
+     actor TEXT,
+     address TEXT,
+     origin TEXT
+   );
+   CREATE INDEX audit_events_scope_at ON audit_events (scope, at, seq);
+   CREATE INDEX audit_events_scope_seq ON audit_events (scope, seq);
+   CREATE INDEX audit_events_subject ON audit_events (scope, subject_id, at, seq);
+   CREATE INDEX audit_events_actor ON audit_events (scope, actor_id, at, seq);`,
 ];
 
 export interface SqliteHistoryStoreOptions {
@@ -104,6 +124,44 @@ export function openSqliteHistoryStore(opts: SqliteHistoryStoreOptions): History
     return true;
   });
 
+  const insertAudit = db.prepare(
+    `INSERT INTO audit_events (id, scope, type, at, subject_id, actor_id, subject, actor, address, origin)
+     VALUES (@id, @scope, @type, @at, @subjectId, @actorId, @subject, @actor, @address, @origin)
+     ON CONFLICT (id) DO NOTHING`,
+  );
+  const pruneAuditAge = db.prepare<[string, number]>('DELETE FROM audit_events WHERE scope = ? AND at < ?');
+  const pruneAuditCount = db.prepare<[string, string, number]>(
+    `DELETE FROM audit_events WHERE scope = ? AND seq <= (
+       SELECT seq FROM audit_events WHERE scope = ? ORDER BY seq DESC LIMIT 1 OFFSET ?)`,
+  );
+  // One statement per combination of filters, so each filter is a plain condition the planner can
+  // take to an index (`x IS NULL OR` would hide the subject and actor indexes).
+  const listAuditStatements = new Map<string, Database.Statement>();
+  const listAudit = (byType: boolean, byId: boolean): Database.Statement => {
+    const key = `${byType ? 't' : ''}${byId ? 'i' : ''}`;
+    let st = listAuditStatements.get(key);
+    if (st === undefined) {
+      st = db.prepare(
+        `SELECT ${AUDIT_COLUMNS} FROM audit_events
+         WHERE scope = @scope
+           AND (@since IS NULL OR at >= @since) AND (@until IS NULL OR at < @until)
+           ${byType ? 'AND type = @type' : ''}
+           ${byId ? 'AND (subject_id = @authenticationId OR actor_id = @authenticationId)' : ''}
+           AND (@afterAt IS NULL OR at < @afterAt OR (at = @afterAt AND seq < @afterSeq))
+         ORDER BY at DESC, seq DESC LIMIT @limit`,
+      );
+      listAuditStatements.set(key, st);
+    }
+    return st;
+  };
+  const recordAuditTx = db.transaction((scope: string, e: AuditEvent, retention: HistoryRetention): boolean => {
+    const row = auditRow(scope, e);
+    if (insertAudit.run(row).changes === 0) return false;
+    pruneAuditAge.run(scope, row.at - retention.maxAgeMs);
+    pruneAuditCount.run(scope, scope, retention.maxEntries);
+    return true;
+  });
+
   let closed = false;
   return {
     kind: 'sqlite',
@@ -125,6 +183,22 @@ export function openSqliteHistoryStore(opts: SqliteHistoryStoreOptions): History
     async servedAt(scope, reference, at) {
       const r = servedAt.get(scope, reference, at, at);
       return r !== undefined ? fromRow(r) : undefined;
+    },
+    async recordAudit(scope, e, retention) {
+      return recordAuditTx.immediate(scope, e, retention);
+    },
+    async listAudit(scope, q) {
+      const rows = listAudit(q.type !== undefined, q.authenticationId !== undefined).all({
+        scope,
+        since: q.since ?? null,
+        until: q.until ?? null,
+        ...(q.type !== undefined ? { type: q.type } : {}),
+        ...(q.authenticationId !== undefined ? { authenticationId: q.authenticationId } : {}),
+        afterAt: q.after?.at ?? null,
+        afterSeq: q.after?.seq ?? null,
+        limit: q.limit + 1,
+      }) as RawAuditRow[];
+      return rows.map(fromAuditRow);
     },
     async close() {
       if (closed) return;

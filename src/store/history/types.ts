@@ -1,12 +1,16 @@
 /**
- * The served-revision history's shapes: an event record (what happened to which revision of which
- * reference, when, seen by whom), the queries `/meta/history` asks, and the store interface both
- * backends (sqlite.ts, postgres.ts) implement. Types only.
+ * The history store's shapes: an event record (what happened to which revision of which reference,
+ * when, seen by whom), the audit events kept beside them (src/auth/audit.ts), the queries
+ * `/meta/history` and `/meta/audit` ask, and the store interface both backends (sqlite.ts,
+ * postgres.ts) implement. Types only.
  *
- * One table holds every kind of event, told apart by `kind`: `served` (a tracked reference started
+ * One table holds the revision events, told apart by `kind`: `served` (a tracked reference started
  * serving a revision) and `rejected` (a revision refused with problems; the last good one stays).
- * Later kinds (notification deliveries, audit events) are rows of the same table with other kinds.
+ * Audit events have a table of their own in the same store (`audit_events`): their shape (who, to
+ * whom, from where) shares no column with a revision's, and they are counted apart for retention,
+ * so a burst of logins never pushes a served revision out and a burst of pushes no login.
  */
+import type { AuditEvent, AuditType } from '../../auth/audit.js';
 
 export type HistoryKind = 'served' | 'rejected';
 
@@ -71,8 +75,35 @@ export interface HistoryListQuery {
 export interface HistoryRetention {
   /** Entries older than this (ms) are removed, except the one a reference serves now. */
   readonly maxAgeMs: number;
-  /** At most this many entries per scope; the oldest go first (never the one a reference serves now). */
+  /**
+   * At most this many entries per scope; the oldest go first (never the one a reference serves now).
+   * Audit events are counted apart: at most this many of them per scope too.
+   */
   readonly maxEntries: number;
+}
+
+/** An audit event as the store gives it back. */
+export interface AuditEntry {
+  /** Insertion order in the table (tie-breaker for events recorded in the same millisecond). */
+  readonly seq: number;
+  /** Epoch ms of the event (its `time`). */
+  readonly at: number;
+  /** Who recorded it: `cluster` when replicas coordinate, else the replica's instance id. */
+  readonly scope: string;
+  readonly event: AuditEvent;
+}
+
+export interface AuditListQuery {
+  /** Epoch ms, inclusive. */
+  readonly since?: number;
+  /** Epoch ms, exclusive. */
+  readonly until?: number;
+  readonly type?: AuditType;
+  /** Events whose subject or actor is this authentication record. */
+  readonly authenticationId?: string;
+  readonly limit: number;
+  /** Continue after this event (newest first: events older than it). */
+  readonly after?: { readonly at: number; readonly seq: number };
 }
 
 export interface HistoryStore {
@@ -89,6 +120,15 @@ export interface HistoryStore {
   list(scope: string, q: HistoryListQuery): Promise<HistoryEntry[]>;
   /** The served entry of `reference` in `scope` at epoch ms `at`, if any. */
   servedAt(scope: string, reference: string, at: number): Promise<HistoryEntry | undefined>;
+  /**
+   * Keeps audit event `e` under `scope` unless an event with its id is already kept (then nothing is
+   * written), then applies retention to the audit events of `scope`: older than `maxAgeMs` before
+   * `e`'s time, and beyond the newest `maxEntries` (counted apart from the revision events).
+   * Committed before the promise resolves. Returns whether a row was written.
+   */
+  recordAudit(scope: string, e: AuditEvent, retention: HistoryRetention): Promise<boolean>;
+  /** Audit events of `scope`, newest first; one more than `limit` when there are more (the caller pages). */
+  listAudit(scope: string, q: AuditListQuery): Promise<AuditEntry[]>;
   close(): Promise<void>;
 }
 
