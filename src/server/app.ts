@@ -152,7 +152,14 @@ export function createApp(deps: AppDeps): VexilApp {
     registerNotificationsRoutes(router, { notifier: deps.notifier });
     registerNotificationMetrics(metrics.registry, deps.notifier);
   }
-  if (deps.history !== undefined) registerAuditRoutes(router, { history: deps.history.history, auditScope: deps.history.auditScope ?? deps.history.scope });
+  if (deps.history !== undefined) {
+    const administration = deps.auth?.administration;
+    registerAuditRoutes(router, {
+      history: deps.history.history,
+      auditScope: deps.history.auditScope ?? deps.history.scope,
+      ...(administration !== undefined ? { administersAll: (caller) => administration.administersAll(caller) } : {}),
+    });
+  }
   registerManagementRoutes(router, { store: deps.store });
   registerCheckRoutes(router, { store: deps.store });
   registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });

@@ -237,6 +237,25 @@ tap.test('server.workers: 2 on one SQLite file: whichever worker answers, /meta/
   t.equal(answers.size, 1, 'with the same trail');
 });
 
+tap.test('with authentication.admins set, only admins read the audit trail', async (t) => {
+  const dir = tempDir(t, 'vexil-audit-admins-');
+  const config = writeServeConfig(dir, 'data_dir: data\nauthentication:\n  required: true\n  admins:\n    tokens: [initial_bootstrap_token]\n  methods:\n    token:\n      enabled: true\n');
+  const s = await startServe(t, config, dir);
+  const boot = String((await s.waitForLog((e) => e.msg === 'access token created')).client_token);
+  const made = await fetch(`${s.url}/auth/v1/method/token`, { method: 'POST', headers: { authorization: `Bearer ${boot}`, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'reader' }) });
+  t.equal(made.status, 200);
+  const reader = ((await made.json()) as { clientToken: string }).clientToken;
+  const asReader = await fetch(`${s.url}/meta/audit`, { headers: { authorization: `Bearer ${reader}` } });
+  t.equal(asReader.status, 403, 'a token that is not an admin: 403');
+  const body = (await asReader.json()) as { code: number; message: string };
+  t.equal(body.code, 7);
+  t.match(body.message, /authentication\.admins/);
+  t.equal((await fetch(`${s.url}/meta/history?reference=main`, { headers: { authorization: `Bearer ${reader}` } })).status !== 403, true, 'the served history stays readable to it');
+  const asAdmin = await fetch(`${s.url}/meta/audit`, { headers: { authorization: `Bearer ${boot}` } });
+  t.equal(asAdmin.status, 200, 'the admin reads it');
+  t.ok(((await asAdmin.json()) as Page).events.length >= 2, 'the bootstrap token and the reader');
+});
+
 const pgReason = postgresUnavailableReason() ?? gitUnavailableReason();
 tap.test('two replicas coordinated through PostgreSQL: each keeps its own events in the cluster trail, both answer it', { skip: pgReason !== undefined && !isCI() ? pgReason : false }, async (t) => {
   if (pgReason !== undefined) reportMissing(t, 'postgres', pgReason);
