@@ -141,6 +141,8 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
   const recorder = createHistoryRecorder({ store: history.store, scope: history.scope, retention: history.retention, logger: logger.child({ component: 'history' }) });
   // notifications.sinks: off (nothing opened) while none is listed; events come from the history.
   let notifications: { queue: NotificationQueueStore; notifier: Notifier } | undefined;
+  // The store the notifier builds past revisions with (set once it exists, below).
+  let builtStore: SnapshotStore | undefined;
   try {
     const sinks = sinksFromConfig(config);
     if (sinks.length > 0) {
@@ -152,6 +154,11 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
         ...(config.server.public_url !== undefined ? { publicUrl: config.server.public_url } : {}),
         logger: logger.child({ component: 'notifications' }),
         userAgent: `vexil/${VERSION}`,
+        // After a restart the revision served before is built by its id to diff against.
+        snapshotOf: (revision) => {
+          if (builtStore === undefined) return Promise.reject(new Error('the store is not started'));
+          return builtStore.resolve(revision);
+        },
       });
       // server.workers without coordination: every worker records the swap in its own history;
       // the first one alone announces it (all of them deliver from the shared queue).
@@ -180,6 +187,7 @@ export async function runServe(args: readonly string[], io: CliIO): Promise<numb
     ...storeOptions,
   });
 
+  builtStore = managed;
   try {
     await managed.start();
   } catch (err) {

@@ -31,6 +31,7 @@ import { revisionEvent, type RevisionEventData } from './revision-event.js';
 import { send, type SendOutcome } from './send.js';
 import { slackAuditMessage, slackRevisionMessage } from './slack-message.js';
 import type { NotificationQueueStore, Sink } from './types.js';
+import type { Snapshot } from '../../model/snapshot.js';
 
 export const BACKOFF_BASE_MS = 500;
 export const BACKOFF_CAP_MS = 300_000;
@@ -78,6 +79,12 @@ export interface NotifierOptions {
   readonly publicUrl?: string;
   readonly logger: StoreLogger;
   readonly userAgent: string;
+  /**
+   * Builds a past revision by its id (the store's on-demand build of a pinned commit), for the
+   * first swap after a start, when the revision served before is known only from the history.
+   * Absent, or failing (a backend that cannot look up old revisions), the event has no `changes`.
+   */
+  readonly snapshotOf?: (revision: string) => Promise<Snapshot>;
   /** Test seam for the wait between attempts (default: the backoff above). */
   readonly backoffMs?: (retry: number) => number;
 }
@@ -123,10 +130,21 @@ export function startNotifier(opts: NotifierOptions): Notifier {
     return next;
   }
 
+  /** A served event without the previous snapshot in memory gets it built, when it can be. */
+  async function withPrevious(e: RecordedEvent): Promise<RecordedEvent> {
+    if (e.kind !== 'served' || e.previous !== undefined || e.previousRevision === undefined || opts.snapshotOf === undefined) return e;
+    try {
+      return { ...e, previous: await opts.snapshotOf(e.previousRevision) };
+    } catch (err) {
+      logger.warn({ reference: e.reference, revision: e.previousRevision, err: err instanceof Error ? err.message : String(err) }, 'the revision served before could not be built; the notification has no changes');
+      return e;
+    }
+  }
+
   async function queueRevision(e: RecordedEvent): Promise<void> {
     const wanted = sinks.filter((s) => s.events.includes(e.kind) && s.references.some((p) => globMatch(p, e.reference)));
     if (wanted.length === 0 || stopping.signal.aborted) return;
-    const ev = await revisionEvent(e);
+    const ev = await revisionEvent(await withPrevious(e));
     const eventId = derivedId(opts.scope, ev.kind, ev.reference, ev.revision, String(ev.at));
     const time = new Date(ev.at).toISOString();
     for (const sink of wanted) {

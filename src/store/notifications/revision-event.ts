@@ -8,8 +8,9 @@
  * some (as `GET /api/v1/diff` samples them: DEFAULT_IMPACT_ENTITIES synthetic entities). A rejected
  * revision has no snapshot to compare: `changes` is null and `problems` lists what was refused
  * (the first MAX_PROBLEMS, with `problemCount`). The first revision a process serves after it
- * starts has no previous snapshot in memory: `changes` is null, and `previousRevision` is the one
- * the history had served before (null when none).
+ * starts has no previous snapshot in memory: `previousRevision` is the one the history had served
+ * before (null when none), built by its id to diff against (notifier.ts `snapshotOf`); when it
+ * cannot be built (a backend without old revisions), `changes` is null.
  *
  * A sink's `namespaces` narrow the diff (namespaces, summary, impact) to those namespaces; a served
  * revision that changes none of them is not that sink's event (`forSink` answers undefined).
