@@ -53,6 +53,8 @@ interface DiffLoad {
   paintedAt: number;
   entries: number;
   openEntries: number;
+  apiStart: number;
+  apiTtfb: number;
   apiEnd: number;
   apiBytes: number;
 }
@@ -83,6 +85,8 @@ async function coldDiffLoad(browser: Browser, url: string): Promise<DiffLoad> {
         paintedAt: window.__diffProbe.paintedAt,
         entries: window.__diffProbe.entries,
         openEntries: document.querySelectorAll('details.diff-entry[open]').length,
+        apiStart: api ? api.startTime : NaN,
+        apiTtfb: api ? api.responseStart - api.requestStart : NaN,
         apiEnd: api ? api.responseEnd : NaN,
         apiBytes: api ? api.decodedBodySize : NaN,
       };
@@ -102,6 +106,8 @@ export async function runUiDiffBench(build: BenchBuild, browser: Browser, sample
     await repo.commit('feature', files(generateState({ flags: DIFF_FLAGS, namespaces: 1, seed: 7 })), { parent: base });
     const v = await startVexil(build, join(root, 'serve'), {
       storage: ['storage:', '  type: git', '  git:', `    repository: ${repo.gitdir}`, `    cache_dir: ${join(root, 'cache')}`, '    poll_interval: 1h', '    prebuild: [main, feature]'],
+      // Its own data folder: not the user's (another vexil's database there may be of another version).
+      config: [`data_dir: ${join(root, 'data')}`],
     });
     try {
       const apiPath = '/api/v1/diff?base=main&head=feature&policy=auto';
@@ -139,13 +145,16 @@ export async function runUiDiffBench(build: BenchBuild, browser: Browser, sample
       const markdown = [
         `#### 3. Diff page of a ${fmtInt(DIFF_FLAGS)}-flag change (${samples} cold loads; ${withImpact.length} with the impact preview)`,
         '',
-        `\`/ui/diff?base=main&head=feature\` on a Git repository of two generated ${fmtInt(DIFF_FLAGS)}-flag states: ${fmtInt(report.summary.flagsChanged)} flags and ${fmtInt(report.summary.segmentsChanged)} segments changed; the API's answer is ${fmtInt(plain[0]!.apiBytes / 1024)} KB of JSON without the impact. The page draws the summary, the filter with its counts and the namespace with its first 200 entries collapsed (${plain[0]!.entries} entries in the DOM at first paint, ${plain[0]!.openEntries} open).`,
+        `\`/ui/diff?base=main&head=feature\` on a Git repository of two generated ${fmtInt(DIFF_FLAGS)}-flag states: ${fmtInt(report.summary.flagsChanged)} flags and ${fmtInt(report.summary.segmentsChanged)} segments changed; the API's answer is ${fmtInt(plain[0]!.apiBytes / 1024)} KB of JSON without the impact. The page draws the summary, the filter with its counts and the namespace with its first entries collapsed (${plain[0]!.entries} entries in the DOM at first paint, ${plain[0]!.openEntries} open; the rest on "Show more").`,
         '',
         '| measure | samples | median | p90 | min | max |',
         '|---|---:|---:|---:|---:|---:|',
+        row('`impact=0`: diff API request sent by the page (startTime)', plain.map((s) => s.apiStart)),
+        row('`impact=0`: the server\'s diff (responseStart − requestStart)', plain.map((s) => s.apiTtfb)),
         row('`impact=0`: diff API answer received (responseEnd)', plain.map((s) => s.apiEnd)),
         row('`impact=0`: summary and namespace in the DOM', plain.map((s) => s.at)),
         row('**`impact=0`: first paint of the comparison**', painted),
+        row('`impact=0`: the page\'s own share (first paint − answer received)', plain.map((s) => s.paintedAt - s.apiEnd)),
         row('baseline: `fetch` + `JSON.parse` of the same diff, same origin, cold', baseline),
         row('`impact=10000` (informative): diff API answer received', withImpact.map((s) => s.apiEnd)),
         row('`impact=10000` (informative): first paint of the comparison', withImpact.map((s) => s.paintedAt)),

@@ -303,7 +303,8 @@ export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (
     log(`ui: ${browser.version()} headless, viewport ${VIEWPORT.width}×${VIEWPORT.height}, a fresh context (cold cache) per load`);
 
     // 1. First load, small namespace.
-    const small = await startVexil(build, join(dir, 'small'), { state: generateState({ flags: opts.smallFlags, namespaces: 1 }) });
+    // Each vexil its own data folder: the user's default one may hold a database of another vexil version.
+    const small = await startVexil(build, join(dir, 'small'), { state: generateState({ flags: opts.smallFlags, namespaces: 1 }), config: [`data_dir: ${join(dir, 'small', 'data')}`] });
     started.push(small.child);
     const smallUrl = `${small.url}/ui/namespaces/default/flags`;
     log(`ui: ${opts.loadSamples} cold loads of ${smallUrl} (${opts.smallFlags} flags), of the ${fmtInt(staticPage.length)}-byte static page and of the minimal page, in turns ...`);
@@ -331,7 +332,7 @@ export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (
     log(`  FCP median ${ms(median(fcp))} (static page ${ms(median(fcpStatic))}); first rows painted median ${ms(median(smallRows))}`);
 
     // 2. The big namespace: interactive and keystrokes.
-    const big = await startVexil(build, join(dir, 'big'), { state: generateState({ flags: opts.bigFlags, namespaces: 1 }) });
+    const big = await startVexil(build, join(dir, 'big'), { state: generateState({ flags: opts.bigFlags, namespaces: 1 }), config: [`data_dir: ${join(dir, 'big', 'data')}`] });
     started.push(big.child);
     const listPath = '/api/v1/namespaces/default/flags?limit=0';
     const listed = await fetch(`${big.url}${listPath}`);

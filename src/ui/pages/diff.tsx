@@ -4,7 +4,7 @@
  * segment's changes in words (the words of `vexil diff`), and the impact preview (how many of N
  * synthetic entities get another outcome, from what to what). The address holds the comparison
  * shown, so it can be shared, and opening it runs the comparison. Made for review: each
- * namespace and entry collapses (a large comparison starts collapsed, drawn 200 entries at a
+ * namespace and entry collapses (a large comparison starts collapsed, drawn 100 entries at a
  * time), a filter with counts (changed, added, removed, impact > 0), flags reached through a
  * changed segment listed even when the sample shows no change, an added or removed flag's summary,
  * the policy's guard findings beside their flags (`policy=auto`), "Copy as Markdown" (the text of
@@ -296,8 +296,8 @@ function CopyButtons({ report, impactAsked }: { report: DiffReport; impactAsked:
   );
 }
 
-/** Entries drawn at once in an open namespace; more on request (a 3,000-flag namespace stays light). */
-const PAGE = 200;
+/** Entries drawn at once in an open namespace (100); more on request (a 3,000-flag namespace stays light). */
+const PAGE = 100;
 
 function NamespaceSection(props: { entries: NamespaceEntries; report: DiffReport; filter: DiffFilter; open: boolean; entriesOpen: boolean }) {
   const { entries, report, filter } = props;
