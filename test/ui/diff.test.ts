@@ -10,8 +10,8 @@
  * flag added, a head policy with guards): every flag reading the changed segment is listed, added
  * and removed flags show their summary, guard findings sit beside their flags, "Copy as Markdown"
  * writes exactly what `vexil diff --format markdown` prints for the same refs and impact, "Copy
- * link" the address; 375 px without sideways scroll, axe clean in both themes. A comparison of 40
- * added flags starts collapsed, with the filter's counts.
+ * link" the address; 375 px without sideways scroll, axe clean in both themes. A comparison of 120
+ * added flags starts collapsed, with the filter's counts, and draws 100 entries at first.
  */
 import tap from 'tap';
 import { readFileSync } from 'node:fs';
@@ -189,34 +189,38 @@ t.test('the diff page between two branches', async (t) => {
     await tab.checkpoint(t, 'ui-diff-review-dark');
   });
 
-  // 40 flags added: more than the page opens at once.
-  const bulkFlags = Array.from({ length: 40 }, (_, i) => `  - key: bulk-${String(i).padStart(2, '0')}\n    name: Bulk ${i}\n    type: BOOLEAN_FLAG_TYPE\n    enabled: ${i % 2 === 0}\n`).join('');
+  // 120 flags added: more than the page opens at once, and more than it draws at once (100).
+  const bulkFlags = Array.from({ length: 120 }, (_, i) => `  - key: bulk-${String(i).padStart(3, '0')}\n    name: Bulk ${i}\n    type: BOOLEAN_FLAG_TYPE\n    enabled: ${i % 2 === 0}\n`).join('');
   await ui.git.repo.commit(
     'bulk',
     { 'bulk.features.yml': `version: "1.4"\nnamespace: bulk\nflags:\n${bulkFlags}` },
-    { parent: ui.feature, message: 'Forty flags in namespace bulk' },
+    { parent: ui.feature, message: 'A hundred and twenty flags in namespace bulk' },
   );
   t.equal((await ui.post('/meta/refresh', {})).status, 200, 'vexil sees branch bulk');
 
   await ui.test(t, 'a large comparison starts collapsed; the filter and its counts', async (t, tab) => {
     const { page } = tab;
     await tab.open('/ui/diff?base=main&head=bulk&impact=10000');
-    const text = await tab.waitText(/40 flags added, 2 flags changed, 1 namespace added\./);
-    t.match(text, words('All (42) Changed (2) Added (40) Removed (0) Impact > 0 (2)'));
+    const text = await tab.waitText(/120 flags added, 2 flags changed, 1 namespace added\./);
+    t.match(text, words('All (122) Changed (2) Added (120) Removed (0) Impact > 0 (2)'));
     t.equal(await page.locator('details.diff-entry[open]').count(), 0, 'every entry collapsed');
-    t.match(text, words('Namespace bulk added 40 entries'));
-    t.notMatch(text, /Bulk 7|bulk-07/, 'a collapsed namespace of several draws none of its entries');
+    t.match(text, words('Namespace bulk added 120 entries'));
+    t.notMatch(text, /Bulk 7|bulk-007/, 'a collapsed namespace of several draws none of its entries');
     t.match(text, /flag\s+payment-provider\s+changed\s+variant\s+3 changes · impact 10\.0%/, 'a collapsed entry still says what it is');
     await tab.checkpoint(t, 'ui-diff-collapsed');
 
     await page.getByLabel('Impact > 0 (2)').check();
     const impact = await tab.waitText(/2 of 2 entries shown/);
     t.notMatch(impact, /Namespace bulk/, 'a namespace with nothing to show is left out');
-    await page.getByLabel('Added (40)').check();
-    const added = await tab.waitText(/40 of 40 entries shown/);
+    await page.getByLabel('Added (120)').check();
+    const added = await tab.waitText(/120 of 120 entries shown/);
     t.notMatch(added, /Namespace default/);
     await page.locator('summary', { hasText: 'Namespace bulk' }).click();
-    await entry(page, 'bulk-07').locator('summary').click();
+    await tab.waitText(/bulk-099/);
+    t.notMatch(await tab.text(), /bulk-100/, 'the first 100 entries drawn');
+    await page.getByRole('button', { name: 'Show 20 more of 20' }).click();
+    await tab.waitText(/bulk-119/);
+    await entry(page, 'bulk-007').locator('summary').click();
     t.match(await tab.waitText(/Boolean flag, disabled, 0 rollouts\./), /Everyone else → false/, 'opened: the added flag\'s summary');
     await tab.checkpoint(t, 'ui-diff-filtered');
   });
