@@ -166,6 +166,19 @@ t.test('the diff page between two branches', async (t) => {
     await tab.waitText(/Link copied\./);
     t.equal(await page.evaluate<string>('navigator.clipboard.readText()'), page.url(), 'the link is the page\'s address');
 
+    // The keyboard reaches every control in reading order: the copy buttons, the summary's link, the filter, each summary.
+    await page.getByRole('button', { name: 'Copy as Markdown' }).focus();
+    const focused: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      await page.keyboard.press('Tab');
+      focused.push(await page.evaluate<string>('(document.activeElement.tagName + " " + (document.activeElement.textContent || document.activeElement.value || "")).replace(/\\s+/g, " ").trim().slice(0, 40)'));
+    }
+    t.same(
+      focused.map((f) => f.replace(/^(\w+ \S+(?: \S+)?).*$/, '$1')),
+      ['BUTTON Copy link', 'A default', 'INPUT all', 'SUMMARY Namespace default', 'SUMMARY flag dark-mode', 'A Open the', 'SUMMARY flag express-pay'],
+      `Tab order: ${focused.join(' | ')}`,
+    );
+
     // Without the impact preview the copy matches `--impact 0` (the guards take no sample here).
     await tab.open('/ui/diff?base=main&head=review&impact=0');
     await tab.waitText(/1 segment changed\./);
