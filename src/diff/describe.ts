@@ -29,6 +29,18 @@ function segmentsText(v: JsonValue | undefined): string {
   return Array.isArray(v) ? v.join(', ') : show(v);
 }
 
+/** A rule's or rollout's segment set changed: the keys added and removed, then the set it now has. */
+function segmentsChange(c: Change): string {
+  if (!Array.isArray(c.from) || !Array.isArray(c.to)) return `segments ${arrow(c, segmentsText)}`;
+  const from = c.from.map(String);
+  const to = c.to.map(String);
+  const added = to.filter((k) => !from.includes(k));
+  const removed = from.filter((k) => !to.includes(k));
+  if (added.length === 0 && removed.length === 0) return `segments reordered: ${arrow(c, segmentsText)}`;
+  const parts = [added.length > 0 ? `added ${added.join(', ')}` : '', removed.length > 0 ? `removed ${removed.join(', ')}` : ''].filter((p) => p !== '');
+  return `segments ${parts.join('; ')} (now ${to.length > 0 ? to.join(', ') : 'none'})`;
+}
+
 function ruleText(v: JsonValue | undefined): string {
   const r = v as { segments: string[]; operator: string; distributions: { variant: string; rollout: number }[] };
   const segs = r.segments.length > 1 ? r.segments.join(` ${SHORT[r.operator] ?? r.operator} `) : r.segments.join('');
@@ -89,7 +101,7 @@ export function describeChange(c: Change): string {
       if (c.action === 'removed') return `rule ${c.rule?.from} removed: ${ruleText(c.from)}`;
       return `rule ${c.rule?.from} moved to position ${c.rule?.to}`;
     case 'rule.segments':
-      return `rule ${where(c.rule)}: segments ${arrow(c, segmentsText)}`;
+      return `rule ${where(c.rule)}: ${segmentsChange(c)}`;
     case 'rule.operator':
       return `rule ${where(c.rule)}: operator ${arrow(c, (v) => SHORT[v as string] ?? String(v))}`;
     case 'distribution':
@@ -103,7 +115,7 @@ export function describeChange(c: Change): string {
     case 'rollout.type':
       return `rollout ${where(c.rollout)}: ${rolloutText(c.from)} → ${rolloutText(c.to)}`;
     case 'rollout.segments':
-      return `rollout ${where(c.rollout)}: segments ${arrow(c, segmentsText)}`;
+      return `rollout ${where(c.rollout)}: ${segmentsChange(c)}`;
     case 'rollout.operator':
       return `rollout ${where(c.rollout)}: operator ${arrow(c, (v) => SHORT[v as string] ?? String(v))}`;
     case 'rollout.value':

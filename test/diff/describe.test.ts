@@ -33,3 +33,12 @@ t.test('a changed one-of list: the values added and removed, never escaped JSON'
   const added: Change = { kind: 'constraint', action: 'added', constraint: { to: 1 }, to: constraint('country', 'isoneof', '["DE", "FR"]') };
   t.equal(describeChange(added), 'constraint added: country is one of [DE, FR]');
 });
+
+t.test("a rule's or rollout's segment set: the keys added and removed, then the set it now has", async (t) => {
+  const rule: Change = { kind: 'rule.segments', action: 'changed', rule: { from: 3, to: 3 }, from: ['eu'], to: ['eu', 'beta'] };
+  t.equal(describeChange(rule), 'rule 3: segments added beta (now eu, beta)');
+  const swapped: Change = { kind: 'rollout.segments', action: 'changed', rollout: { from: 1, to: 1 }, from: ['eu', 'staff'], to: ['beta'] };
+  t.equal(describeChange(swapped), 'rollout 1: segments added beta; removed eu, staff (now beta)');
+  const reordered: Change = { kind: 'rule.segments', action: 'changed', rule: { from: 2, to: 2 }, from: ['a', 'b'], to: ['b', 'a'] };
+  t.equal(describeChange(reordered), 'rule 2: segments reordered: a, b → b, a');
+});

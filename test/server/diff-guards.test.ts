@@ -4,7 +4,7 @@
  * in the answer, valid against schemas/diff.schema.json, the impact taken for the impact guard;
  * a change within the limits passes; without `policy` the answer is as before; a malformed policy
  * file is a 400 with its located problems, so is a diff where neither side has one, and so is a
- * `policy` value other than true or false.
+ * `policy` value other than true, false or auto; `policy=auto` answers guards only when a side has a policy file.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -86,5 +86,15 @@ t.test('GET /api/v1/diff?policy=true: the base reference\'s guards on the change
   t.match(headOnly.body.guards, { from: 'head', failed: false });
   const bad = await api('base=main&head=feature&policy=yes');
   t.equal(bad.status, 400);
-  t.match(bad.body.message, /policy must be true or false \(got "yes"\)/);
+  t.match(bad.body.message, /policy must be true, false or auto \(got "yes"\)/);
+
+  // policy=auto (the UI's diff page): the guards when a side has a policy file, none (and no refusal) otherwise.
+  const auto = await api('base=main&head=feature&policy=auto');
+  t.equal(auto.status, 200);
+  t.same(auto.body.guards, r.body.guards, 'auto with a policy: the same guards as policy=true');
+  const autoNone = await api('base=no-policy&head=no-policy-head&policy=auto');
+  t.equal(autoNone.status, 200, JSON.stringify(autoNone.body));
+  t.notOk('guards' in autoNone.body, 'auto without a policy: no guards, no refusal');
+  const autoBroken = await api('base=broken-policy&head=feature&policy=auto');
+  t.equal(autoBroken.status, 400, 'auto still refuses a malformed governing policy');
 });

@@ -8,7 +8,8 @@
  *
  * Refused with 400 (FailedPrecondition) and the policy file's located problems in `details`: a
  * policy file that cannot be read or is malformed. Refused with 400 too: neither reference has a
- * policy file (there are no guards to check, and answering "passed" would be a silent pass).
+ * policy file (there are no guards to check, and answering "passed" would be a silent pass), unless
+ * the request says `policy=auto` (the UI's diff page: guards when a side has a policy, none otherwise).
  */
 import { evaluateGuards, guardsFailed } from '../../diff/guards.js';
 import type { DiffReport, GuardProblem, GuardReport } from '../../diff/types.js';
@@ -34,6 +35,11 @@ export function choosePolicy(base: Snapshot, head: Snapshot, refs: { base: strin
     throw new VexilError(Code.FailedPrecondition, `the policy file of ${from} reference "${refs[from]}" is invalid: ${formatProblem(first)}`, { details: [...kept.problems] });
   }
   throw new VexilError(Code.FailedPrecondition, `policy=true: neither reference "${refs.base}" nor "${refs.head}" has ${STATE_POLICY_PATH}`);
+}
+
+/** For `policy=auto`: whether either side has a policy file (then `choosePolicy` decides, with its refusals). */
+export function hasPolicy(base: Snapshot, head: Snapshot): boolean {
+  return statePolicyOf(base) !== undefined || statePolicyOf(head) !== undefined;
 }
 
 export function guardReport(report: DiffReport, chosen: ChosenPolicy): GuardReport {

@@ -1,11 +1,12 @@
 /**
- * `GET /api/v1/diff?base=<ref>&head=<ref>[&namespace=NS][&impact=N][&policy=true]`: the semantic diff of two
+ * `GET /api/v1/diff?base=<ref>&head=<ref>[&namespace=NS][&impact=N][&policy=true|auto]`: the semantic diff of two
  * references the store can build (branches, tags, full commit ids), with the impact preview over
  * N synthetic entities when `impact` is given: entity ids `entity-1`... each given in turn one of
  * the contexts of the head's flag test files (kept with the snapshot, store/test-contexts.ts;
  * the empty context when it has none), the sample `vexil diff` takes by default. With
  * `policy=true` the answer also has `guards`: the policy's guards on the change (guards.ts; the
- * impact guard takes 10,000 entities when `impact` is not given). The body follows
+ * impact guard takes 10,000 entities when `impact` is not given); `policy=auto` does the same when
+ * either reference has a policy file and answers without `guards` when neither has. The body follows
  * schemas/diff.schema.json. Auth: the management section, unscoped tokens only (auth/scope.ts).
  * At most `diff.max_concurrent` diffs are in progress (503 with Retry-After beyond), and their work
  * runs in time slices between other requests (slices.ts), abandoned if the client goes away.
@@ -19,7 +20,7 @@ import type { SnapshotStore } from '../../store/types.js';
 import type { AppState } from '../../http/context.js';
 import { sendJson } from '../../http/respond.js';
 import type { DiffSlices } from './slices.js';
-import { choosePolicy, guardReport } from './guards.js';
+import { choosePolicy, guardReport, hasPolicy } from './guards.js';
 
 const clip = (v: string) => (v.length > 64 ? `${v.slice(0, 64)}…` : v);
 
@@ -40,10 +41,9 @@ export function registerDiffRoutes(router: Router<AppState>, deps: { store: Snap
       entities = Number(impactText);
     }
     const policyText = q.get('policy');
-    if (policyText !== undefined && policyText !== 'true' && policyText !== 'false') {
-      throw invalidArgument(`policy must be true or false (got "${clip(policyText)}")`);
+    if (policyText !== undefined && policyText !== 'true' && policyText !== 'false' && policyText !== 'auto') {
+      throw invalidArgument(`policy must be true, false or auto (got "${clip(policyText)}")`);
     }
-    const withPolicy = policyText === 'true';
     const release = deps.slices.admit();
     // The client going away abandons the diff at its next slice (and frees its place).
     const gone = new AbortController();
@@ -55,6 +55,7 @@ export function registerDiffRoutes(router: Router<AppState>, deps: { store: Snap
       // The store answers NotFound naming the reference it cannot build.
       const [b, h] = await Promise.all([deps.store.resolve(base), deps.store.resolve(head)]);
       ctx.state.snapshot = h;
+      const withPolicy = policyText === 'true' || (policyText === 'auto' && hasPolicy(b, h));
       const chosen = withPolicy ? choosePolicy(b, h, { base, head }) : undefined;
       // The impact guard needs a sample: the CLI's default size when the request names none.
       const sampled = entities ?? (chosen?.policy.guards?.maxImpactShare !== undefined ? DEFAULT_IMPACT_ENTITIES : undefined);

@@ -3,7 +3,12 @@
  * branches, tags, commit ids), through `GET /api/v1/diff`: a summary per namespace, each flag's and
  * segment's changes in words (the words of `vexil diff`), and the impact preview (how many of N
  * synthetic entities get another outcome, from what to what). The address holds the comparison
- * shown, so it can be shared, and opening it runs the comparison.
+ * shown, so it can be shared, and opening it runs the comparison. Made for review: each
+ * namespace and entry collapses (a large comparison starts collapsed, drawn 100 entries at a
+ * time), a filter with counts (changed, added, removed, impact > 0), flags reached through a
+ * changed segment listed even when the sample shows no change, an added or removed flag's summary,
+ * the policy's guard findings beside their flags (`policy=auto`), "Copy as Markdown" (the text of
+ * `vexil diff --format markdown`) and "Copy link".
  */
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
@@ -12,23 +17,37 @@ import { ErrorBox, Loading } from '../components/status-line.js';
 import { TruthBanner } from '../components/truth-banner.js';
 import { useApp } from '../context.js';
 import {
+  DIFF_FILTERS,
+  OPEN_UP_TO,
+  type DiffEntry,
+  type DiffFilter,
   type DiffReport,
   type DiffSetup,
   type FlagImpact,
-  type NamespaceDiff,
+  type GuardProblem,
+  type NamespaceEntries,
   changeText,
   diffApiQuery,
+  diffEntries,
+  diffMarkdown,
   diffQuery,
   diffSetupError,
+  entryLine,
   entryStatusText,
-  impactByFlag,
+  filterCounts,
+  flagSummaryLines,
+  guardText,
+  guardsHeadline,
   impactHeadline,
+  matchesFilter,
   namespaceSummaries,
   overallText,
   parseDiffQuery,
   sampleText,
   transitionShare,
+  viaSegmentText,
 } from '../lib/diff-text.js';
+import type { Flag, Rollout, Rule } from '../types.js';
 import { flagTypeLabel, shortRevision } from '../lib/format.js';
 import { paths } from '../lib/routes.js';
 import { Link, navigate, useLocation } from '../router.js';
@@ -152,13 +171,19 @@ function Comparison({ setup }: { setup: DiffSetup }) {
   );
   if (res.state === 'loading') return <>{banners}<Loading what="the comparison" /></>;
   if (res.state === 'error') return <>{banners}<ErrorBox error={res.error} /></>;
-  return <>{banners}<Report report={res.data} /></>;
+  return <>{banners}<Report report={res.data} impactAsked={diffApiQuery(setup).impact !== undefined} /></>;
 }
 
-function Report({ report }: { report: DiffReport }) {
-  const impacts = useMemo(() => impactByFlag(report), [report]);
+function Report({ report, impactAsked }: { report: DiffReport; impactAsked: boolean }) {
   const summaries = namespaceSummaries(report);
+  const all = useMemo(() => diffEntries(report), [report]);
+  const counts = useMemo(() => filterCounts(all), [all]);
+  const [filter, setFilter] = useState<DiffFilter>('all');
   const sample = report.impact?.sample;
+  // A small comparison starts open; a large one with its entries collapsed (a namespace stays open when it is
+  // the only one or holds few entries).
+  const small = counts.all <= OPEN_UP_TO;
+  const loose = (report.guards?.findings ?? []).filter((g) => g.namespace === undefined);
   return (
     <section aria-labelledby="diff-result-heading">
       <h2 id="diff-result-heading">Summary</h2>
@@ -174,6 +199,16 @@ function Report({ report }: { report: DiffReport }) {
           {sampleText(sample)}
           {report.impact!.omittedFlags > 0 && ` ${report.impact!.omittedFlags} flags were left out of it (over the evaluation budget).`}
         </p>
+      )}
+      <CopyButtons report={report} impactAsked={impactAsked} />
+      {report.guards !== undefined && (
+        <div class={`diff-guards ${report.guards.failed ? 'failed' : 'passed'}`} id="diff-guards">
+          <p>
+            <strong>{report.guards.failed ? '✗ ' : '✓ '}</strong>
+            {guardsHeadline(report.guards)} Each finding is shown beside the flag it concerns.
+          </p>
+          {loose.length > 0 && <GuardList guards={loose} />}
+        </div>
       )}
       {summaries.length > 0 && (
         <div class="table-wrap">
@@ -211,71 +246,161 @@ function Report({ report }: { report: DiffReport }) {
           </table>
         </div>
       )}
-      {report.namespaces.map((ns) => (
-        <NamespaceSection key={ns.key} ns={ns} report={report} impacts={impacts} />
+      {counts.all > 0 && (
+        <fieldset class="diff-filter">
+          <legend>Show</legend>
+          {DIFF_FILTERS.map((f) => (
+            <label key={f.id}>
+              <input type="radio" name="diff-filter" value={f.id} checked={filter === f.id} onChange={() => setFilter(f.id)} /> {f.label} ({counts[f.id].toLocaleString('en-US')})
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {all.map((n) => (
+        <NamespaceSection key={n.ns.key} entries={n} report={report} filter={filter} open={small || all.length === 1 || n.entries.length <= OPEN_UP_TO} entriesOpen={small} />
       ))}
     </section>
   );
 }
 
-function NamespaceSection({ ns, report, impacts }: { ns: NamespaceDiff; report: DiffReport; impacts: Map<string, FlagImpact> }) {
-  const listed = new Set(ns.flags.map((f) => f.key));
-  // Flags whose definition is unchanged but which read a changed segment.
-  const alsoAffected = (report.impact?.flags ?? []).filter((i) => i.namespace === ns.key && !listed.has(i.flag) && i.changed > 0);
-  const refFor = (status: string) => (status === 'removed' ? report.base.reference : report.head.reference);
+/** "Copy as Markdown" (the text `vexil diff --format markdown` writes) and "Copy link" (this page's address). */
+function CopyButtons({ report, impactAsked }: { report: DiffReport; impactAsked: boolean }) {
+  const [said, setSaid] = useState('');
+  const [manual, setManual] = useState<string | undefined>(undefined);
+  const copy = async (text: string, what: string) => {
+    try {
+      await navigator.clipboard.writeText(text);
+      setManual(undefined);
+      setSaid(`${what} copied.`);
+    } catch {
+      // No clipboard (permission refused, an insecure origin): the text to copy by hand.
+      setManual(text);
+      setSaid(`The browser refused the clipboard: select the ${what.toLowerCase()} below and copy it.`);
+    }
+  };
   return (
-    <section class="diff-namespace" id={`ns-${ns.key}`} aria-labelledby={`ns-${ns.key}-h`}>
-      <h2 id={`ns-${ns.key}-h`}>
-        Namespace <code>{ns.key}</code> <span class={statusClass(ns.status)}>{ns.status}</span>
-      </h2>
-      {ns.changes.length > 0 && (
-        <ul class="changes">
-          {ns.changes.map((c, i) => (
-            <li key={i}>{changeText(c)}</li>
-          ))}
-        </ul>
+    <div class="diff-copy">
+      <button type="button" onClick={() => void copy(diffMarkdown(report, impactAsked), 'Markdown')}>
+        Copy as Markdown
+      </button>
+      <button type="button" onClick={() => void copy(location.href, 'Link')}>
+        Copy link
+      </button>
+      <span role="status" class="muted small">
+        {said}
+      </span>
+      {manual !== undefined && (
+        <textarea class="diff-manual-copy" readOnly rows={6} aria-label="Text to copy" value={manual} onFocus={(e) => (e.currentTarget as HTMLTextAreaElement).select()} />
       )}
-      {ns.flags.length > 0 && <h3>Flags</h3>}
-      {ns.flags.map((f) => (
-        <article key={f.key} class="panel diff-entry" aria-labelledby={`flag-${ns.key}-${f.key}`}>
-          <h4 id={`flag-${ns.key}-${f.key}`}>
-            <Link href={paths.flag(ns.key, f.key, refFor(f.status))}>
-              <code>{f.key}</code>
-            </Link>{' '}
-            <span class={statusClass(f.status)}>{f.status}</span> <span class="muted">{flagTypeLabel(f.type)}</span>
-          </h4>
-          {f.changes.length === 0 ? <p>{entryStatusText(f.status, 'flag')}</p> : <ChangeList changes={f.changes.map(changeText)} />}
-          <ImpactBlock impact={impacts.get(`${ns.key}/${f.key}`)} />
-        </article>
-      ))}
-      {ns.segments.length > 0 && <h3>Segments</h3>}
-      {ns.segments.map((s) => (
-        <article key={s.key} class="panel diff-entry" aria-labelledby={`segment-${ns.key}-${s.key}`}>
-          <h4 id={`segment-${ns.key}-${s.key}`}>
-            <Link href={paths.segment(ns.key, s.key, refFor(s.status))}>
-              <code>{s.key}</code>
-            </Link>{' '}
-            <span class={statusClass(s.status)}>{s.status}</span>
-          </h4>
-          {s.changes.length === 0 ? <p>{entryStatusText(s.status, 'segment')}</p> : <ChangeList changes={s.changes.map(changeText)} />}
-        </article>
-      ))}
-      {alsoAffected.length > 0 && (
+    </div>
+  );
+}
+
+/** Entries drawn at once in an open namespace (100); more on request (a 3,000-flag namespace stays light). */
+const PAGE = 100;
+
+function NamespaceSection(props: { entries: NamespaceEntries; report: DiffReport; filter: DiffFilter; open: boolean; entriesOpen: boolean }) {
+  const { entries, report, filter } = props;
+  const ns = entries.ns;
+  const [open, setOpen] = useState(props.open);
+  const [limit, setLimit] = useState(PAGE);
+  const shown = entries.entries.filter((e) => matchesFilter(e, filter));
+  if (filter !== 'all' && shown.length === 0) return null;
+  const counted = filter === 'all' ? `${plural(shown.length, 'entry', 'entries')}` : `${shown.length.toLocaleString('en-US')} of ${plural(entries.entries.length, 'entry', 'entries')} shown`;
+  return (
+    <details class="diff-namespace" id={`ns-${ns.key}`} open={open} onToggle={(e) => setOpen((e.currentTarget as HTMLDetailsElement).open)}>
+      <summary>
+        <h2 class="diff-ns-heading">
+          Namespace <code>{ns.key}</code> <span class={statusClass(ns.status)}>{ns.status}</span> <span class="muted small">{counted}</span>
+        </h2>
+      </summary>
+      {open && (
         <>
-          <h3>Flags affected through their segments</h3>
-          {alsoAffected.map((i) => (
-            <article key={i.flag} class="panel diff-entry" aria-labelledby={`affected-${ns.key}-${i.flag}`}>
-              <h4 id={`affected-${ns.key}-${i.flag}`}>
-                <Link href={paths.flag(ns.key, i.flag, report.head.reference)}>
-                  <code>{i.flag}</code>
-                </Link>
-              </h4>
-              <ImpactBlock impact={i} />
-            </article>
+          {ns.changes.length > 0 && <ChangeList changes={ns.changes.map(changeText)} />}
+          {entries.guards.length > 0 && <GuardList guards={entries.guards} />}
+          {shown.slice(0, limit).map((e) => (
+            <EntryPanel key={`${e.what}/${e.key}`} entry={e} report={report} open={props.entriesOpen} />
           ))}
+          {shown.length > limit && (
+            <button type="button" onClick={() => setLimit((n) => n + PAGE)}>
+              Show {Math.min(PAGE, shown.length - limit).toLocaleString('en-US')} more of {(shown.length - limit).toLocaleString('en-US')}
+            </button>
+          )}
         </>
       )}
-    </section>
+    </details>
+  );
+}
+
+function EntryPanel({ entry: e, report, open: startOpen }: { entry: DiffEntry; report: DiffReport; open: boolean }) {
+  const [open, setOpen] = useState(startOpen);
+  const side = e.status === 'removed' ? report.base.reference : report.head.reference;
+  const href = e.what === 'flag' ? paths.flag(e.namespace, e.key, side) : paths.segment(e.namespace, e.key, side);
+  const failed = e.guards.some((g) => g.severity === 'error');
+  return (
+    <details class={`panel diff-entry${failed ? ' guard-failed' : ''}`} id={`${e.what}-${e.namespace}-${e.key}`} open={open} onToggle={(ev) => setOpen((ev.currentTarget as HTMLDetailsElement).open)}>
+      <summary>
+        <span class="diff-entry-head">
+          <span class="muted">{e.what}</span> <code>{e.key}</code> <span class={statusClass(e.status)}>{e.status === 'via-segment' ? 'via a segment' : e.status}</span>
+          {e.type !== undefined && <span class="muted">{flagTypeLabel(e.type)}</span>}
+          {failed && <span class="badge bad">✗ guard</span>}
+        </span>
+        <span class="diff-entry-line muted small">{entryLine(e)}</span>
+      </summary>
+      {open && (
+        <div class="diff-entry-body">
+          <p class="small">
+            <Link href={href}>
+              Open the {e.what} on <code>{side}</code>
+            </Link>
+          </p>
+          {e.guards.length > 0 && <GuardList guards={e.guards} />}
+          {e.status === 'via-segment' && e.impact !== undefined && <p>{viaSegmentText(e.impact)}</p>}
+          {e.changes.length > 0 && <ChangeList changes={e.changes.map(changeText)} />}
+          {(e.status === 'added' || e.status === 'removed') &&
+            (e.what === 'flag' ? <FlagSummary namespace={e.namespace} flag={e.key} reference={side} status={e.status} /> : <p>{entryStatusText(e.status, 'segment')}</p>)}
+          <ImpactBlock impact={e.impact} />
+        </div>
+      )}
+    </details>
+  );
+}
+
+/** An added or removed flag as it is on its side: type, enabled, one line per rule or rollout (read when opened). */
+function FlagSummary({ namespace, flag, reference, status }: { namespace: string; flag: string; reference: string; status: 'added' | 'removed' }) {
+  const base = `/api/v1/namespaces/${encodeURIComponent(namespace)}/flags/${encodeURIComponent(flag)}`;
+  const f = useApi<Flag>(withQuery(base, { reference }));
+  const rules = useApi<{ rules: Rule[] }>(withQuery(`${base}/rules`, { reference }));
+  const rollouts = useApi<{ rollouts: Rollout[] }>(withQuery(`${base}/rollouts`, { reference }));
+  const intro = entryStatusText(status, 'flag');
+  if (f.state === 'error') return <><p>{intro}</p><ErrorBox error={f.error} /></>;
+  if (rules.state === 'error') return <><p>{intro}</p><ErrorBox error={rules.error} /></>;
+  if (rollouts.state === 'error') return <><p>{intro}</p><ErrorBox error={rollouts.error} /></>;
+  if (f.state !== 'ok' || rules.state !== 'ok' || rollouts.state !== 'ok') return <><p>{intro}</p><Loading what="the flag's summary" /></>;
+  const lines = flagSummaryLines(f.data, rules.data.rules, rollouts.data.rollouts);
+  return (
+    <div class="diff-flag-summary">
+      <p>{intro}</p>
+      <ul class="changes">
+        {lines.map((l, i) => (
+          <li key={i}>{l}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+function GuardList({ guards }: { guards: readonly GuardProblem[] }) {
+  return (
+    <ul class="diff-guard-list">
+      {guards.map((g, i) => (
+        <li key={i} class={`guard-${g.severity}`}>
+          <strong>{g.severity === 'error' ? '✗ ' : g.severity === 'warning' ? '⚠ ' : 'ℹ '}</strong>
+          {guardText(g)}
+          {g.hint !== undefined && <span class="muted small"> Hint: {g.hint}</span>}
+        </li>
+      ))}
+    </ul>
   );
 }
 
@@ -333,5 +458,9 @@ function ImpactBlock({ impact }: { impact: FlagImpact | undefined }) {
 }
 
 function statusClass(status: string): string {
-  return status === 'added' ? 'badge on' : status === 'removed' ? 'badge bad' : 'badge off';
+  return status === 'added' ? 'badge on' : status === 'removed' ? 'badge bad' : status === 'via-segment' ? 'badge' : 'badge off';
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n.toLocaleString('en-US')} ${n === 1 ? one : many}`;
 }
