@@ -139,6 +139,15 @@ t.test('--repo: two revisions of a real Git repository (branch names, HEAD, shor
   t.match(ci.stdout, /^### Flag changes: origin\/main \([0-9a-f]{7}\) → HEAD \([0-9a-f]{7}\)\n/);
   t.equal(norm(ci.stdout), norm(fixture('expected.md')));
 
+  // In a linked worktree (`git worktree add`: `.git` is a file pointing into the main repository),
+  // branches come from the shared refs and HEAD is the worktree's own.
+  const linked = join(repo.root, 'linked');
+  await git(['worktree', 'add', '-q', linked, 'main'], { cwd: clone });
+  const wt = await runCli(['diff', '--repo', '.', '--format', 'markdown', 'HEAD', 'feature'], { cwd: linked });
+  t.equal(wt.code, 0, wt.stderr);
+  t.match(wt.stdout, new RegExp(`^### Flag changes: HEAD \\(${baseCommit.slice(0, 7)}\\) → feature \\([0-9a-f]{7}\\)\n`), 'HEAD is the worktree\'s (main), not the clone\'s (feature)');
+  t.equal(norm(wt.stdout), norm(fixture('expected.md')));
+
   // An invalid revision: located problems, exit 1.
   await repo.commit('broken', { 'features.yml': 'version: "1.4"\nflags:\n  - key: x\n' }, { parent: baseCommit });
   const broken = await runCli(['diff', '--repo', repo.gitdir, 'main', 'broken']);

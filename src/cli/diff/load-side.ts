@@ -5,11 +5,10 @@
  * the contexts of the side's flag test files with its snapshot (store/test-contexts.ts), as it
  * does for the server's snapshots, so `vexil diff` and the API sample the same contexts.
  */
-import { join } from 'node:path';
-import { existsSync } from 'node:fs';
 import git from 'isomorphic-git';
 import { atomicFs } from '../../sources/git/atomic-fs.js';
 import { defaultStateLimits, schemaDefault } from '../../config/defaults.js';
+import { headOf, repositoryDirs } from '../../sources/git/repository-dirs.js';
 import { createGitSource } from '../../sources/git/source.js';
 import { normalizeDirectory } from '../../sources/git/objects.js';
 import { readState } from '../../store/read-state.js';
@@ -47,10 +46,15 @@ export class UnknownRevisionError extends Error {}
 
 /** A revision name (branch, tag, remote-tracking branch, HEAD, full or abbreviated commit id) → commit id. */
 export async function resolveRevision(repoPath: string, name: string): Promise<string> {
-  const gitdir = existsSync(join(repoPath, '.git')) ? join(repoPath, '.git') : repoPath;
   const fs = atomicFs as never;
+  let gitdir = repoPath;
+  let ref = name;
   try {
-    const oid = await git.resolveRef({ fs, gitdir, ref: name });
+    const dirs = repositoryDirs(repoPath);
+    gitdir = dirs.common;
+    // A linked worktree's HEAD is its own, not the main working tree's.
+    if (name === 'HEAD' && dirs.head !== dirs.common) ref = headOf(dirs);
+    const oid = /^[0-9a-f]{40}$/.test(ref) ? ref : await git.resolveRef({ fs, gitdir, ref });
     // An annotated tag names a tag object: the commit it points at.
     const { oid: commit } = await git.readCommit({ fs, gitdir, oid }).catch(async () => {
       const tag = await git.readTag({ fs, gitdir, oid });

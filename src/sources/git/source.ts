@@ -31,6 +31,7 @@ import { isCommitId, referenceNames, type ListedRef } from './ref-names.js';
 import { FileRefusedError } from '../file-refused.js';
 import { SourceReadError } from '../source-read-error.js';
 import type { FileSet, Revision, Source, SourceLogger } from '../types.js';
+import { repositoryDirs } from './repository-dirs.js';
 
 export { GitOptionsError, parseRepository } from './options.js';
 
@@ -311,7 +312,7 @@ function pathSource(path: string, opts: GitSourceOptions, directory: string): Gi
   let gitdirP: Promise<ObjectDb> | undefined;
   const db = () => {
     gitdirP ??= (async () => {
-      const gitdir = existsSync(join(path, '.git')) ? join(path, '.git') : path;
+      const gitdir = repositoryDirs(path).common;
       if (!existsSync(join(gitdir, 'objects'))) throw new Error(`${path} is not a Git repository`);
       return { fs: atomicFs, gitdir, cache: {} };
     })().catch((err: unknown) => {
