@@ -102,6 +102,17 @@ t.test('the outline of a namespace and the usage of a segment', async (t) => {
     },
   ]);
 
+  r = await get(`${url}/api/v1/namespaces/default/outline?flag=dark-mode`);
+  t.equal(r.status, 200);
+  t.same(r.body.flags.map((f: { key: string }) => f.key), ['dark-mode'], 'one flag');
+  t.same(r.body.everyoneSegments, ['everyone']);
+  r = await get(`${url}/api/v1/namespaces/default/outline?flag=nope`);
+  t.equal(r.status, 404);
+  t.match(r.body, { code: 5, message: 'flag "default/nope" not found' });
+  r = await get(`${url}/api/v1/namespaces/default/outline?flag=${'x'.repeat(1025)}`);
+  t.equal(r.status, 400);
+  t.equal(r.body.code, 3);
+
   r = await get(`${url}/api/v1/namespaces/default/segments/beta/usage?reference=main`);
   t.equal(r.status, 200);
   t.same(r.body, { reference: 'main', revision: main, segmentKey: 'beta', flags: [{ key: 'dark-mode', name: 'Dark mode', rules: [], rollouts: [1] }], totalCount: 1 });

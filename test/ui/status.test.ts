@@ -53,6 +53,6 @@ t.test('the status page before and after a bad push', async (t) => {
 
     // main still serves its last good revision.
     await tab.open('/ui/namespaces/default/flags');
-    await tab.waitText(/dark-mode\tDark mode\tboolean\tenabled/);
+    await tab.waitText(/dark-mode\s+Dark mode\s+The dark theme of the storefront\s+True\s/);
   });
 });

@@ -35,3 +35,13 @@ export function prettyJson(text: string): string {
 export function flagTypeLabel(type: string): string {
   return type === 'BOOLEAN_FLAG_TYPE' ? 'boolean' : 'variant';
 }
+
+/** `3,000`: whole numbers with thousands separators, the same on every page and machine locale. */
+export function numberText(n: number): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: 2 });
+}
+
+/** `1 flag` / `3,000 flags`. */
+export function countOf(n: number, one: string, many: string): string {
+  return `${numberText(n)} ${n === 1 ? one : many}`;
+}
