@@ -24,6 +24,9 @@
  *      whose `#flag-count` shows the count the filter must give. Baseline: the same keys into a
  *      bare `<input>` with no handler on a static page: the browser's own key-to-frame latency.
  *
+ * 3. "Used by" of a segment of a 3,000-flag namespace ≤ 100 KB on the wire (issue 22; bench/ui-usage.ts,
+ *    no browser needed), against the evaluation snapshot it replaced.
+ *
  * Only one Chromium may run at a time on the shared machine: the bench waits until no other
  * `chromium` process runs before it starts its own. Not part of `all` (needs Chromium, ~1–2 min).
  */
@@ -39,6 +42,7 @@ import { REPO, type BenchBuild } from './build.js';
 import { sleep, startVexil, stop, waitFor } from './http-harness.js';
 import { fmtInt, fmtMs, fmtRatio, median, percentile, verdict } from './stats.js';
 import { UI_PROBE, type UiProbeState } from './ui-probe.js';
+import { measureUsageBytes } from './ui-usage.js';
 import type { StaticPagesArgs } from './workers/static-pages.js';
 
 export interface UiBenchOptions {
@@ -291,6 +295,8 @@ export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (
   const { chromium } = await import('playwright-core');
   let browser: Browser | undefined;
   try {
+    log(`ui: "used by" bytes on the wire ...`);
+    const usedBy = await measureUsageBytes(build, dir, log);
     const staticPage = staticPageOf(uiBytes);
     const pages = await startStaticPages(build, { pages: { '/static.html': staticPage, '/minimal.html': MINIMAL_PAGE, '/input.html': BARE_INPUT_PAGE } });
     started.push(pages.child);
@@ -300,7 +306,7 @@ export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (
     log(`ui: ${browser.version()} headless, viewport ${VIEWPORT.width}×${VIEWPORT.height}, a fresh context (cold cache) per load`);
 
     // 1. First load, small namespace.
-    const small = await startVexil(build, join(dir, 'small'), { state: generateState({ flags: opts.smallFlags, namespaces: 1 }) });
+    const small = await startVexil(build, join(dir, 'small'), { state: generateState({ flags: opts.smallFlags, namespaces: 1 }), config: ['data_dir: ./data'] });
     started.push(small.child);
     const smallUrl = `${small.url}/ui/namespaces/default/flags`;
     log(`ui: ${opts.loadSamples} cold loads of ${smallUrl} (${opts.smallFlags} flags), of the ${fmtInt(staticPage.length)}-byte static page and of the minimal page, in turns ...`);
@@ -328,7 +334,7 @@ export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (
     log(`  FCP median ${ms(median(fcp))} (static page ${ms(median(fcpStatic))}); first rows painted median ${ms(median(smallRows))}`);
 
     // 2. The big namespace: interactive and keystrokes.
-    const big = await startVexil(build, join(dir, 'big'), { state: generateState({ flags: opts.bigFlags, namespaces: 1 }) });
+    const big = await startVexil(build, join(dir, 'big'), { state: generateState({ flags: opts.bigFlags, namespaces: 1 }), config: ['data_dir: ./data'] });
     started.push(big.child);
     const listPath = '/api/v1/namespaces/default/flags?limit=0';
     const listed = await fetch(`${big.url}${listPath}`);
@@ -457,6 +463,8 @@ export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (
       row('baseline: the same keys into a bare `<input>` (no handler)', bareKeys),
       '',
       `Keystroke: vexil UI / bare input = **${fmtRatio(median(keyLatencies) / median(bareKeys))}** (medians). Target ≤ ${KEYSTROKE_TARGET_MS} ms, judged on the p90 of ${keyLatencies.length} keystrokes, since the slow ones are what a person notices (${ms(keyP90)}; median ${d(keyLatencies)}): **${verdict(okKeys)}**.\n\nLoad average when the measurements ended: ${loadavg().map((n) => n.toFixed(1)).join(' ')} (this machine's CPUs: ${availableParallelism()}); the browser, vexil and the baseline server share them.`,
+      '',
+      usedBy.markdown,
     ].join('\n');
     return {
       markdown,
@@ -464,6 +472,7 @@ export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (
         { target: `UI first load, ${fmtInt(opts.smallFlags)}-flag namespace, cold cache: FCP ≤ ${FCP_TARGET_MS} ms (median ${ms(fcpMedian)}, p90 ${ms(percentile(fcp, 90))})`, ok: okFcp },
         { target: `flags page, ${fmtInt(opts.bigFlags)} flags: interactive ≤ ${INTERACTIVE_TARGET_MS} ms (median ${ms(interactiveMedian)}, p90 ${ms(percentile(interactive, 90))})`, ok: okInteractive },
         { target: `flags page, ${fmtInt(opts.bigFlags)} flags: search keystroke → results ≤ ${KEYSTROKE_TARGET_MS} ms (p90 ${ms(keyP90)}, median ${d(keyLatencies)})`, ok: okKeys },
+        usedBy.verdict,
       ],
     };
   } finally {
