@@ -239,7 +239,8 @@ async function coldLoad(browser: Browser, url: string, rows: boolean, network?: 
 function expectedCount(texts: readonly string[], search: string): string {
   const needle = search.trim().toLowerCase();
   const n = needle === '' ? texts.length : texts.filter((t) => t.includes(needle)).length;
-  return n === 0 ? 'No flags match' : ` of ${n} flags`;
+  // As the page writes counts (src/ui/lib/format.ts countOf): `of 1 flag`, `of 10,000 flags`.
+  return n === 0 ? 'No flags match' : ` of ${fmtInt(n)} ${n === 1 ? 'flag' : 'flags'}`;
 }
 
 /** Types KEYS into #flag-search one at a time; latency of each (ms, keydown → results painted). */

@@ -102,16 +102,16 @@ t.test('the outline of a namespace and the usage of a segment', async (t) => {
     },
   ]);
 
-  r = await get(`${url}/api/v1/namespaces/default/outline?flag=dark-mode`);
+  r = await get(`${url}/api/v1/namespaces/default/outline?flags=payment-provider+dark-mode+nope`);
   t.equal(r.status, 200);
-  t.same(r.body.flags.map((f: { key: string }) => f.key), ['dark-mode'], 'one flag');
+  t.same(r.body.flags.map((f: { key: string }) => f.key), ['dark-mode', 'payment-provider'], 'the flags named, in key order; an unknown key left out');
   t.same(r.body.everyoneSegments, ['everyone']);
-  r = await get(`${url}/api/v1/namespaces/default/outline?flag=nope`);
-  t.equal(r.status, 404);
-  t.match(r.body, { code: 5, message: 'flag "default/nope" not found' });
-  r = await get(`${url}/api/v1/namespaces/default/outline?flag=${'x'.repeat(1025)}`);
+  r = await get(`${url}/api/v1/namespaces/default/outline?flags=${'x'.repeat(1025)}`);
   t.equal(r.status, 400);
   t.equal(r.body.code, 3);
+  r = await get(`${url}/api/v1/namespaces/default/outline?flags=${Array.from({ length: 201 }, (_, i) => `f${i}`).join('+')}`);
+  t.equal(r.status, 400);
+  t.match(r.body.message, /at most 200 keys/);
 
   r = await get(`${url}/api/v1/namespaces/default/segments/beta/usage?reference=main`);
   t.equal(r.status, 200);

@@ -366,7 +366,7 @@ export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: s
   // Both lists are read at once: a variant flag has no rollouts and a boolean flag no rules.
   const rulesRes = useApi<{ rules: Rule[] }>(withQuery(`${base}/rules`, { reference }));
   const rolloutsRes = useApi<{ rollouts: Rollout[] }>(withQuery(`${base}/rollouts`, { reference }));
-  const outlineRes = useApi<NamespaceOutline>(withQuery(`${nsPath}/outline`, { reference, flag: flagKey }));
+  const outlineRes = useApi<NamespaceOutline>(withQuery(`${nsPath}/outline`, { reference, flags: flagKey }));
 
   const flag = flagRes.state === 'ok' ? flagRes.data : undefined;
   const isBoolean = flag?.type === 'BOOLEAN_FLAG_TYPE';

@@ -4,12 +4,13 @@
  * varies, variant flags their default and number of rules), owner (metadata), type and state, with
  * the semantic checks' counts. Search (key, name, description), type and enabled filters, sortable
  * columns, 25 to 200 per page, jump to a page. The whole list is read once (`limit=0`) and
- * filtered in the browser; the outline and the checks are read beside it and fill their columns
- * when they come (the list is usable before). Filters, sort, size and page live in the address
+ * filtered in the browser; the checks are read beside it, the outline of the flags shown after it
+ * (of every flag only to sort by what they serve), and they fill their columns when they come
+ * (the list is usable before). Filters, sort, size and page live in the address
  * (replaced, not pushed, while typing) so a view can be shared. Below 640 px each row is a card
  * (styles.css), its state kept.
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { withQuery } from '../api.js';
 import { NamespaceTabs } from '../components/namespace-tabs.js';
 import { PageTitle } from '../components/page-title.js';
@@ -93,7 +94,6 @@ export function FlagsPage({ namespace }: { namespace: string }) {
   const loc = useLocation();
   const nsPath = `/api/v1/namespaces/${encodeURIComponent(namespace)}`;
   const res = useApi<Page & { flags: Flag[] }>(withQuery(`${nsPath}/flags`, { reference, limit: 0 }));
-  const outlineRes = useApi<NamespaceOutline>(withQuery(`${nsPath}/outline`, { reference }));
   const checksRes = useApi<ChecksPage>(withQuery(`${nsPath}/checks`, { reference }));
   const counts = useMemo(() => (checksRes.state === 'ok' ? countByFlag(checksRes.data.checks) : new Map<string, CheckCount>()), [checksRes]);
   const [view, setView] = useState<View>(() => ({
@@ -108,39 +108,54 @@ export function FlagsPage({ namespace }: { namespace: string }) {
     history.replaceState(null, '', viewAddress(namespace, reference, view));
   }, [view, namespace, reference]);
 
-  const glances = useMemo(() => {
-    const m = new Map<string, Glance>();
-    if (res.state !== 'ok' || outlineRes.state !== 'ok') return m;
-    const everyone = new Set(outlineRes.data.everyoneSegments);
-    const byKey = new Map(outlineRes.data.flags.map((o) => [o.key, o]));
-    for (const f of res.data.flags) {
-      const g = flagGlance(f, byKey.get(f.key), everyone);
-      if (g !== undefined) m.set(f.key, g);
-    }
-    return m;
-  }, [res, outlineRes]);
-
   const indexed = useMemo(() => (res.state === 'ok' ? indexFlags(res.data.flags) : []), [res]);
   const matching = useMemo(() => filterFlags(indexed, view.filter), [indexed, view.filter]);
-  const sorted = useMemo(() => {
-    if (view.sort.column === 'key' && !view.sort.descending) return matching;
+  const bySorting = view.sort.column === 'serves';
+  // Every column but "Serves" sorts without the outline.
+  const sortedOther = useMemo(() => {
+    if (bySorting || (view.sort.column === 'key' && !view.sort.descending)) return matching;
     return sortFlags(matching, view.sort, (f, c) => {
       switch (c) {
-        case 'key':
-          return f.key;
         case 'name':
           return f.name;
-        case 'serves':
-          return glances.get(f.key)?.label ?? '';
         case 'owner':
           return ownerOf(f);
         case 'type':
           return flagTypeLabel(f.type);
         case 'state':
           return f.enabled ? 'enabled' : 'disabled';
+        default:
+          return f.key;
       }
     });
-  }, [matching, view.sort, glances]);
+  }, [matching, view.sort, bySorting]);
+
+  // What each flag serves comes from the outline: of the flags shown (a few KB a page), or of every
+  // flag when the list is sorted by it (the whole namespace's, read once for that sort).
+  const pageKeys = bySorting ? '' : pageOf(sortedOther, view.page, view.size).items.map((f) => f.key).join(' ');
+  const outlinePath =
+    res.state !== 'ok' || (!bySorting && pageKeys === '') ? undefined : withQuery(`${nsPath}/outline`, { reference, flags: bySorting ? undefined : pageKeys });
+  const outlineRes = useApi<NamespaceOutline>(outlinePath);
+  // Glances already read stay while the next page's come (no flicker), until the list itself changes.
+  const known = useRef<{ of: unknown; map: Map<string, Glance> }>({ of: undefined, map: new Map() });
+  const glances = useMemo(() => {
+    if (known.current.of !== res) known.current = { of: res, map: new Map() };
+    if (res.state !== 'ok' || outlineRes.state !== 'ok') return known.current.map;
+    const everyone = new Set(outlineRes.data.everyoneSegments);
+    const byKey = new Map(res.data.flags.map((f) => [f.key, f]));
+    const map = new Map(known.current.map);
+    for (const o of outlineRes.data.flags) {
+      const f = byKey.get(o.key);
+      const g = f === undefined ? undefined : flagGlance(f, o, everyone);
+      if (g !== undefined) map.set(o.key, g);
+    }
+    known.current.map = map;
+    return map;
+  }, [res, outlineRes]);
+  const sorted = useMemo(
+    () => (bySorting ? sortFlags(matching, view.sort, (f) => glances.get(f.key)?.label ?? '') : sortedOther),
+    [bySorting, matching, view.sort, glances, sortedOther],
+  );
   const shown = pageOf(sorted, view.page, view.size);
   const update = (f: Partial<FlagFilter>) => setView((v) => ({ ...v, filter: { ...v.filter, ...f }, page: 1 }));
   const sortBy = (column: SortColumn) =>
