@@ -75,10 +75,10 @@ export async function measureUsageBytes(build: BenchBuild, dir: string, log: (s:
       '| read | JSON | encoding | on the wire |',
       '|---|---:|---|---:|',
       row(`\`GET …/segments/${segment}/usage\` (the segment page's "used by")`, usage),
-      row('`GET …/outline` (the flags and segments lists: what each flag serves, "used in N flags")', outline),
+      row('`GET …/outline`, every flag (the segments list\'s "used in N flags"; the flags list reads it for the flags it shows)', outline),
       row('baseline: `GET /internal/v1/evaluation/snapshot/namespace/default` (what "used by" read before)', snapshot),
       '',
-      `"Used by": usage / evaluation snapshot = **${fmtRatio(usage.wire / snapshot.wire)}** on the wire. Target ≤ ${kb(USED_BY_TARGET_BYTES)}: **${verdict(ok)}**.`,
+      `"Used by": usage / evaluation snapshot = **${((usage.wire / snapshot.wire) * 100).toFixed(2)} %** on the wire (${fmtRatio(snapshot.wire / usage.wire)} fewer bytes). Target ≤ ${kb(USED_BY_TARGET_BYTES)}: **${verdict(ok)}**.`,
     ].join('\n');
     return { markdown, verdict: { target: `segment "used by", ${fmtInt(USED_BY_FLAGS)}-flag namespace: ≤ 100 KB on the wire (${kb(usage.wire)}, ${fmtInt(flags)} flags listed)`, ok } };
   } finally {
