@@ -407,6 +407,8 @@ t.test('browse the flag state of a Git repository', async (t) => {
     await atPhoneWidth(t, tab, '/ui/namespaces/default/segments', /1 flag$/m);
     await tab.checkpoint(t, 'ui-segments-375');
     await atPhoneWidth(t, tab, '/ui/namespaces/default/segments/eu', /1 flag uses this segment/);
+    await atPhoneWidth(t, tab, '/ui/namespaces', /Product catalogue experiments/);
+    await tab.checkpoint(t, 'ui-namespaces-375');
     await atPhoneWidth(t, tab, '/ui/namespaces/default/flags/payment-provider?ref=feature', /Differs from main/);
     await page.emulateMedia({ colorScheme: 'dark' });
     await tab.checkpoint(t, 'ui-flag-differs-375-dark');
