@@ -130,6 +130,7 @@ t.test('browse the flag state of a Git repository', async (t) => {
     t.same(await rowKeys(page), ['dark-mode', 'payment-provider', 'new-checkout'], 'the other way');
     t.equal(await page.locator('th[aria-sort]').getAttribute('aria-sort'), 'descending');
     await page.getByRole('button', { name: /^Owner/ }).click();
+    await page.waitForURL(/[?&]sort=owner(&|$)/); // the address follows after the render
     t.same(await rowKeys(page), ['dark-mode', 'new-checkout', 'payment-provider'], 'by owner: none first, key order among equals');
     await page.reload();
     await tab.waitText(/Showing 1–3 of 3 flags/);

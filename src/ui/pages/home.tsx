@@ -1,7 +1,8 @@
 /**
  * `/ui` (and `/`): opens the flags of the namespace last used in this browser, or `default`, or the
  * first namespace of the reference (lib/last-namespace.ts), replacing the address so Back does not
- * return here. The list of every namespace stays at /ui/namespaces.
+ * return here. When the list cannot be read (a token scoped to one namespace may not list them),
+ * the remembered namespace is opened as it is. The list of every namespace stays at /ui/namespaces.
  */
 import { useEffect } from 'preact/hooks';
 import { withQuery } from '../api.js';
@@ -17,11 +18,13 @@ import { useApi } from '../use-api.js';
 export function HomePage() {
   const { reference } = useApp();
   const res = useApi<Page & { namespaces: Namespace[] }>(withQuery('/api/v1/namespaces', { reference }));
-  const target = res.state === 'ok' ? homeNamespace(lastNamespace(localStorage), res.data.namespaces.map((n) => n.key)) : undefined;
+  const remembered = lastNamespace(localStorage);
+  const target =
+    res.state === 'ok' ? homeNamespace(remembered, res.data.namespaces.map((n) => n.key)) : res.state === 'error' ? remembered : undefined;
   useEffect(() => {
     if (target !== undefined) navigate(paths.flags(target, reference), { replace: true });
   }, [target, reference]);
-  if (res.state === 'error') return <ErrorBox error={res.error} />;
+  if (res.state === 'error' && target === undefined) return <ErrorBox error={res.error} />;
   if (res.state === 'ok' && target === undefined) {
     return (
       <>
