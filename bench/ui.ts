@@ -25,6 +25,8 @@
  *      bare `<input>` with no handler on a static page: the browser's own key-to-frame latency.
  *
  * 3. The diff page of a 3,000-flag change: first paint ≤ 1 s (bench/ui-diff.ts, issue 22).
+ * 4. "Used by" of a segment of a 3,000-flag namespace ≤ 100 KB on the wire (issue 22; bench/ui-usage.ts,
+ *    no browser needed), against the evaluation snapshot it replaced.
  *
  * Only one Chromium may run at a time on the shared machine: the bench waits until no other
  * `chromium` process runs before it starts its own. Not part of `all` (needs Chromium, ~1–2 min).
@@ -42,6 +44,7 @@ import { sleep, startVexil, stop, waitFor } from './http-harness.js';
 import { fmtInt, fmtMs, fmtRatio, median, percentile, verdict } from './stats.js';
 import { runUiDiffBench } from './ui-diff.js';
 import { UI_PROBE, type UiProbeState } from './ui-probe.js';
+import { measureUsageBytes } from './ui-usage.js';
 import type { StaticPagesArgs } from './workers/static-pages.js';
 
 export interface UiBenchOptions {
@@ -238,7 +241,8 @@ async function coldLoad(browser: Browser, url: string, rows: boolean, network?: 
 function expectedCount(texts: readonly string[], search: string): string {
   const needle = search.trim().toLowerCase();
   const n = needle === '' ? texts.length : texts.filter((t) => t.includes(needle)).length;
-  return n === 0 ? 'No flags match' : ` of ${n} flags`;
+  // As the page writes counts (src/ui/lib/format.ts countOf): `of 1 flag`, `of 10,000 flags`.
+  return n === 0 ? 'No flags match' : ` of ${fmtInt(n)} ${n === 1 ? 'flag' : 'flags'}`;
 }
 
 /** Types KEYS into #flag-search one at a time; latency of each (ms, keydown → results painted). */
@@ -294,6 +298,8 @@ export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (
   const { chromium } = await import('playwright-core');
   let browser: Browser | undefined;
   try {
+    log(`ui: "used by" bytes on the wire ...`);
+    const usedBy = await measureUsageBytes(build, dir, log);
     const staticPage = staticPageOf(uiBytes);
     const pages = await startStaticPages(build, { pages: { '/static.html': staticPage, '/minimal.html': MINIMAL_PAGE, '/input.html': BARE_INPUT_PAGE } });
     started.push(pages.child);
@@ -468,6 +474,8 @@ export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (
       diffPage.markdown,
       '',
       `Load average when the diff page's measurements ended: ${loadavg().map((n) => n.toFixed(1)).join(' ')}.`,
+      '',
+      usedBy.markdown,
     ].join('\n');
     return {
       markdown,
@@ -476,6 +484,7 @@ export async function runUiBench(build: BenchBuild, opts: UiBenchOptions, log: (
         { target: `flags page, ${fmtInt(opts.bigFlags)} flags: interactive ≤ ${INTERACTIVE_TARGET_MS} ms (median ${ms(interactiveMedian)}, p90 ${ms(percentile(interactive, 90))})`, ok: okInteractive },
         { target: `flags page, ${fmtInt(opts.bigFlags)} flags: search keystroke → results ≤ ${KEYSTROKE_TARGET_MS} ms (p90 ${ms(keyP90)}, median ${d(keyLatencies)})`, ok: okKeys },
         diffPage.verdict,
+        usedBy.verdict,
       ],
     };
   } finally {

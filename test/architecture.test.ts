@@ -68,7 +68,7 @@ const SERVER_RULES: LayerRules = {
     ['listen.ts', 'workers.ts', 'tracing.ts', 'sync-context.ts'],
     ['app.ts'],
     ['fast-path', 'hot-routes.ts'],
-    ['management', 'evaluation', 'legacy-evaluation', 'ofrep', 'client-snapshot', 'streams', 'auth', 'diff', 'checks', 'meta', 'hooks', 'ui-assets.ts'],
+    ['management', 'evaluation', 'legacy-evaluation', 'ofrep', 'client-snapshot', 'streams', 'auth', 'diff', 'checks', 'outline', 'meta', 'hooks', 'ui-assets.ts'],
     ['pipeline'],
   ],
 };

@@ -4,9 +4,11 @@
  */
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, setUnauthenticatedHandler } from './api.js';
+import { NamespaceSwitcher } from './components/namespace-switcher.js';
 import { ReferenceSwitcher } from './components/reference-switcher.js';
 import { TruthBanner } from './components/truth-banner.js';
 import { AppContext, type AppContextValue } from './context.js';
+import { rememberNamespace } from './lib/last-namespace.js';
 import { forgetToken, readToken } from './lib/session-token.js';
 import { matchRoute, paths, type Route } from './lib/routes.js';
 import { ConsolePage } from './pages/console.js';
@@ -14,6 +16,7 @@ import { DiffPage } from './pages/diff.js';
 import { EntityPage } from './pages/entity.js';
 import { FlagPage } from './pages/flag.js';
 import { FlagsPage } from './pages/flags.js';
+import { HomePage } from './pages/home.js';
 import { HistoryPage } from './pages/history.js';
 import { LoginPage } from './pages/login.js';
 import { NamespacesPage } from './pages/namespaces.js';
@@ -31,6 +34,8 @@ setUnauthenticatedHandler(() => {
 
 function Page({ route }: { route: Route }) {
   switch (route.page) {
+    case 'home':
+      return <HomePage />;
     case 'namespaces':
       return <NamespacesPage />;
     case 'flags':
@@ -56,7 +61,7 @@ function Page({ route }: { route: Route }) {
         <>
           <h1>Page not found</h1>
           <p>
-            <Link href={paths.namespaces()}>Back to the namespaces</Link>
+            <Link href={paths.namespaces()}>The namespaces</Link>
           </p>
         </>
       );
@@ -64,7 +69,7 @@ function Page({ route }: { route: Route }) {
 }
 
 const NAV: ReadonlyArray<{ label: string; page: Route['page'][]; href: (ref?: string) => string }> = [
-  { label: 'Flags', page: ['namespaces', 'flags', 'flag', 'segments', 'segment'], href: (ref) => paths.namespaces(ref) },
+  { label: 'Flags', page: ['home', 'namespaces', 'flags', 'flag', 'segments', 'segment'], href: (ref) => paths.home(ref) },
   { label: 'Console', page: ['console'], href: (ref) => paths.console({ ref }) },
   { label: 'Entity', page: ['entity'], href: (ref) => paths.entity({ ref }) },
   { label: 'Diff', page: ['diff'], href: (ref) => paths.diff({ ref }) },
@@ -129,6 +134,12 @@ export function App() {
     if (h && document.activeElement === document.body) h.focus({ preventScroll: true });
   }, [loc.href]);
 
+  // The namespace being browsed is remembered: home and "Flags" open it next time.
+  const browsed = 'namespace' in route ? route.namespace : undefined;
+  useEffect(() => {
+    if (browsed !== undefined) rememberNamespace(localStorage, browsed);
+  }, [browsed]);
+
   const ctx: AppContextValue = { reference, snapshots, snapshotsError, reloadSnapshots };
   if (isLogin) {
     return (
@@ -143,7 +154,7 @@ export function App() {
         Skip to content
       </a>
       <header class="top">
-        <Link class="brand" href={paths.namespaces(reference)}>
+        <Link class="brand" href={paths.home(reference)}>
           vexil
         </Link>
         <nav aria-label="Main">
@@ -157,6 +168,10 @@ export function App() {
             ))}
           </ul>
         </nav>
+        {/* Only where it changes something: the pages of one namespace and the list of them. */}
+        {(browsed !== undefined || route.page === 'namespaces') && (
+          <NamespaceSwitcher namespace={browsed} list={route.page === 'segments' || route.page === 'segment' ? 'segments' : 'flags'} />
+        )}
         {/* Diff names its own base and head; Status lists every reference: switching would change nothing. */}
         {route.page !== 'diff' && route.page !== 'status' && <ReferenceSwitcher />}
         {session && (

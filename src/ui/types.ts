@@ -206,3 +206,25 @@ export interface HistoryPage {
   /** "" on the last page. */
   nextPageToken: string;
 }
+
+/** `GET /api/v1/namespaces/{ns}/outline` (src/server/outline/answer.ts). */
+export interface NamespaceOutline {
+  reference: string;
+  revision: string;
+  namespaceKey: string;
+  flags: Array<{
+    key: string;
+    rules: Array<{ rank: number; segments: string[]; operator: 'AND' | 'OR' }>;
+    rollouts: Array<{ rank: number; value: boolean; percentage?: number; segments?: string[]; operator?: 'AND' | 'OR' }>;
+  }>;
+  everyoneSegments: string[];
+}
+
+/** `GET /api/v1/namespaces/{ns}/segments/{key}/usage`. */
+export interface SegmentUsage {
+  reference: string;
+  revision: string;
+  segmentKey: string;
+  flags: Array<{ key: string; name: string; rules: number[]; rollouts: number[] }>;
+  totalCount: number;
+}

@@ -128,12 +128,12 @@ t.test('the evaluation console agrees with the evaluation API', async (t) => {
     t.same([api.body.enabled, api.body.reason], [true, 'MATCH_EVALUATION_REASON'], 'the beta rollout decided');
     t.match(text, words('Rollout 1: segment beta → true decided ✓ matched: segment beta (all constraints) ✓ matched: plan is "beta"; got "beta" ✓ matched: age ≥ 18; got "30"'));
 
-    // Under 18: the beta segment fails on age; for this entity the 25 % threshold does not apply either.
+    // Under 18: the beta segment fails on age; for this entity the 25% threshold does not apply either.
     await page.getByLabel('Context (JSON object of strings)').fill('{"plan": "beta", "age": "12"}');
     await page.getByRole('button', { name: 'Evaluate' }).click();
     text = await tab.waitText(words('✗ failed: age ≥ 18; got "12"'));
     t.match(text, words('Rollout 1: segment beta → true not matched ✗ failed: segment beta (all constraints)'));
-    t.match(text, /Rollout 2: threshold 25 % → true\s+not matched\s+bucket \d+ ≥ 25/);
+    t.match(text, /Rollout 2: threshold 25% → true\s+not matched\s+bucket \d+ ≥ 25/);
     t.match(text, words("Why No rollout matched (2 rollouts): the flag's enabled value, true."));
     api = await boolean('dark-mode', 'user-1', { plan: 'beta', age: '12' });
     t.same(await shownResult(page), booleanFields(api.body));

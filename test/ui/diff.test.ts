@@ -108,7 +108,7 @@ t.test('the diff page between two branches', async (t) => {
       'default.features.yml': readFileSync(join(UI_FIXTURES, 'review', 'default.features.yml'), 'utf8'),
       '.vexil/policy.yml': readFileSync(join(UI_FIXTURES, 'review', 'policy.yml'), 'utf8'),
     },
-    { parent: ui.main, message: 'Review: Spain in the EU segment, dark mode to 60 %, express pay' },
+    { parent: ui.main, message: 'Review: Spain in the EU segment, dark mode to 60%, express pay' },
   );
   t.equal((await ui.post('/meta/refresh', {})).status, 200, 'vexil sees branch review');
   /** The bare repository vexil serves from, for `vexil diff --repo`. */
@@ -136,7 +136,7 @@ t.test('the diff page between two branches', async (t) => {
     // Added and removed flags: their summary, read from their side.
     const express = await entry(page, 'express-pay').innerText();
     t.match(express, words('New flag (only in head).'));
-    await tab.waitText(/Rollout 2: 30 % of entities → true/);
+    await tab.waitText(/Rollout 2: 30% of entities → true/);
     const expressNow = await entry(page, 'express-pay').innerText();
     t.match(expressNow, words('Boolean flag, disabled, 2 rollouts.'));
     t.match(expressNow, words('Rollout 1: entities in segment beta → true'));
@@ -192,7 +192,7 @@ t.test('the diff page between two branches', async (t) => {
     const { page } = tab;
     await page.setViewportSize({ width: 375, height: 740 });
     await tab.open('/ui/diff?base=main&head=review&impact=10000');
-    await tab.waitText(/Rollout 2: 30 % of entities → true/);
+    await tab.waitText(/Rollout 2: 30% of entities → true/);
     const width = await tab.scrollWidth();
     t.ok(width <= 375, `no horizontal scroll at 375 px (scrollWidth ${width})`);
     await tab.checkpoint(t, 'ui-diff-review-375');

@@ -16,10 +16,11 @@ t.test('a flag page shows its owner, lifecycle and the checks that concern it', 
 
   await ui.test(t, 'the flags list: a badge with the number of warnings of each flag that has some', async (t, tab) => {
     await tab.open('/ui/namespaces/growth/flags');
-    const text = await tab.waitText(/3 warnings/);
-    t.match(text, /beta-access\tBeta access\tboolean\tenabled 3 warnings/);
-    t.match(text, /colors\tColors\tvariant\tenabled 3 warnings/);
-    t.match(text, /onboarding-tour\tOnboarding tour\tboolean\tdisabled\s*$/m, 'no badge for a flag without warnings');
+    await tab.waitText(/3 warnings/);
+    const text = await tab.waitText(/for 30%/);
+    t.match(text, /Beta access\s[^\t]*\s+True\s+@growth-team\s+boolean\s+enabled 3 warnings/);
+    t.match(text, /Colors\s[^\t]*\s+no variant\s+2 rules, else no variant\s+@design\s+variant\s+enabled 3 warnings/);
+    t.match(text, /Onboarding tour\s[^\t]*\s+varies\s+True for 30% of entities; else False\s+@growth-team\s+boolean\s+disabled\s*$/m, 'no badge for a flag without warnings');
     await tab.checkpoint(t, 'ui-flags-checks');
   });
 
@@ -39,8 +40,8 @@ t.test('a flag page shows its owner, lifecycle and the checks that concern it', 
     t.match(items[3], /segment `beta-users` matches no entity/);
     t.match(items[3], words('About segment beta-users, which this flag uses.'));
     t.match(items[3], words('At growth.features.yml:60:9'));
-    // The lifecycle keys are shown once, at the top, not again under Metadata.
-    t.notMatch(text, /Metadata/);
+    // The lifecycle keys are shown once, under Metadata, not again as other metadata.
+    t.equal(await page.locator('section[aria-labelledby="metadata-heading"] dl').count(), 1, 'only the lifecycle list');
     await tab.checkpoint(t, 'ui-flag-checks');
 
     await page.getByRole('link', { name: 'beta-users', exact: true }).first().click();

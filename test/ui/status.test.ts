@@ -97,7 +97,7 @@ t.test('the status page: problems first, and Check now', async (t) => {
 
     // Other pages' switcher says it in the same words.
     await tab.open('/ui/namespaces/default/flags');
-    await tab.waitText(/dark-mode\tDark mode\tboolean\tenabled/);
+    await tab.waitText(/dark-mode\s+Dark mode\s+The dark theme of the storefront\s+True\s/);
     t.match(await page.getByLabel('Reference', { exact: true }).locator('option', { hasText: 'main' }).innerText(), /older revision served/, 'the switcher says so too');
     t.match(await page.getByLabel('Reference', { exact: true }).locator('option', { hasText: 'never-valid' }).innerText(), /nothing served/);
 
@@ -126,7 +126,7 @@ t.test('the status page: problems first, and Check now', async (t) => {
     t.same(
       stops,
       [
-        'Skip to content', 'vexil', 'Flags', 'Console', 'Diff', 'Status', 'History',
+        'Skip to content', 'vexil', 'Flags', 'Console', 'Entity', 'Diff', 'Status', 'History',
         'check-now',
         'never-valid', 'main', 'feature',
         'Browse the flags of never-valid', 'History of never-valid', 'default.features.yml lines 28 to 32',

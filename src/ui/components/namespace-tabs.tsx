@@ -1,4 +1,4 @@
-/** Flags | Segments tabs of one namespace, with the namespace named above them. */
+/** Flags | Segments tabs of one namespace (the namespace itself is chosen in the header's switcher). */
 import { useApp } from '../context.js';
 import { paths } from '../lib/routes.js';
 import { Link } from '../router.js';
@@ -7,10 +7,6 @@ export function NamespaceTabs({ namespace, current }: { namespace: string; curre
   const { reference } = useApp();
   return (
     <nav class="tabs" aria-label={`Namespace ${namespace}`}>
-      <Link href={paths.namespaces(reference)}>Namespaces</Link>
-      <span aria-hidden="true">/</span>
-      <code>{namespace}</code>
-      <span aria-hidden="true">/</span>
       <Link href={paths.flags(namespace, reference)} aria-current={current === 'flags' ? 'page' : undefined}>
         Flags
       </Link>

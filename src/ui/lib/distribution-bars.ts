@@ -1,7 +1,8 @@
+import { formatPercent } from './format.js';
 /**
  * A rule's distributions as a bar: which variant (by key) gets how much, and what is left to no
  * variant. Widths follow how Flipt v1 buckets (flipt-semantics §2.3): distributions are laid out
- * in order, a rollout of 0 takes no room, and whatever lies beyond 100 % is never reached, so a
+ * in order, a rollout of 0 takes no room, and whatever lies beyond 100% is never reached, so a
  * sum above 100 shortens the later parts; a sum below 100 leaves a remainder that gets no variant.
  * Pure, no DOM: the flag page draws it, tap tests check the maths.
  */
@@ -34,7 +35,7 @@ export interface Bar {
   total: number;
   /** Percent of entities that get no variant (100 − total, never negative). */
   remainder: number;
-  /** Text equivalent of the bar: `blue 60 %, green 40 %`, plus `no variant 10 %` when some is left. */
+  /** Text equivalent of the bar: `blue 60%, green 40%`, plus `no variant 10%` when some is left. */
   text: string;
 }
 
@@ -43,9 +44,9 @@ function round2(n: number): number {
   return Math.round(n * 100) / 100;
 }
 
-/** `60 %`, `33.33 %`, `0.5 %`. */
+/** `60%`, `33.33%`, `0.5%`: the one percentage style of the UI (format.ts). */
 export function percentText(n: number): string {
-  return `${round2(n)} %`;
+  return formatPercent(round2(n));
 }
 
 export function distributionBar(distributions: readonly DistributionLike[], variants: readonly VariantLike[]): Bar {

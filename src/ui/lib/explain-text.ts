@@ -7,6 +7,7 @@
  */
 import { constraintLabel, formatDecision, range, segmentSetLabel } from '../../evaluation/explain-words.js';
 import type { BooleanExplanation, ExplainResponse, ExplainedConstraint, ExplainedSegmentSet, VariantExplanation } from '../types.js';
+import { formatPercent } from './format.js';
 
 export interface ResultField {
   label: string;
@@ -70,7 +71,7 @@ export interface BucketRange {
 export interface TraceStep {
   /** `Rule 1`, `Rollout 2`, `Rules 3–5`. */
   title: string;
-  /** What it tests: `segment beta-users`, `threshold 30 % → true`. */
+  /** What it tests: `segment beta-users`, `threshold 30% → true`. */
   subject: string;
   outcome: 'decided' | 'not matched' | 'skipped' | 'not evaluated';
   segments: SegmentLine[];
@@ -120,7 +121,7 @@ function booleanSteps(e: BooleanExplanation): TraceStep[] {
       const t = r.threshold;
       return {
         title,
-        subject: `threshold ${t.percentage} % → ${r.value}`,
+        subject: `threshold ${formatPercent(t.percentage)} → ${r.value}`,
         outcome: t.matched ? 'decided' : 'not matched',
         segments: [],
         threshold: t.matched ? `bucket ${t.bucket} < ${t.percentage}` : `bucket ${t.bucket} ≥ ${t.percentage}`,

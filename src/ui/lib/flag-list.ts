@@ -1,7 +1,8 @@
 /**
- * The flags page's search, filters and pages, kept out of the component so they are tested
+ * The flags page's search, filters, sort and pages, kept out of the component so they are tested
  * without a browser. Each flag's searchable text is lower-cased once (`indexFlags`); a search
  * is then one pass of `includes` over at most a few characters per flag, fast on 10k flags.
+ * Sorting compares precomputed strings (no locale collation), stable, keys breaking ties.
  */
 
 export interface ListedFlag {
@@ -25,6 +26,16 @@ export interface FlagFilter {
 }
 
 export const PAGE_SIZE = 50;
+/** The page sizes offered; the address may carry only these. */
+export const PAGE_SIZES: readonly number[] = [25, 50, 100, 200];
+
+export type SortColumn = 'key' | 'name' | 'serves' | 'owner' | 'type' | 'state';
+export const SORT_COLUMNS: readonly SortColumn[] = ['key', 'name', 'serves', 'owner', 'type', 'state'];
+
+export interface FlagSort {
+  column: SortColumn;
+  descending: boolean;
+}
 
 export function indexFlags<F extends ListedFlag>(flags: readonly F[]): IndexedFlag<F>[] {
   return flags.map((flag) => ({ flag, text: `${flag.key}\u0000${flag.name}\u0000${flag.description}`.toLowerCase() }));
@@ -61,6 +72,31 @@ export function pageOf<T>(items: readonly T[], page: number, size = PAGE_SIZE): 
   const start = (p - 1) * size;
   const slice = items.slice(start, start + size);
   return { items: slice, page: p, pages, total: items.length, first: slice.length === 0 ? 0 : start + 1, last: start + slice.length };
+}
+
+/**
+ * `flags` ordered by `sort`; `valueOf` gives a flag's text in a column (lower-cased here once per
+ * flag). Equal values keep key order. The API lists flags by key, so key ascending is the input.
+ */
+export function sortFlags<F extends ListedFlag>(flags: readonly F[], sort: FlagSort, valueOf: (flag: F, column: SortColumn) => string): F[] {
+  const keyed = flags.map((flag) => ({ flag, v: valueOf(flag, sort.column).toLowerCase() }));
+  const dir = sort.descending ? -1 : 1;
+  keyed.sort((a, b) => {
+    if (a.v !== b.v) return a.v < b.v ? -dir : dir;
+    return a.flag.key < b.flag.key ? -1 : a.flag.key > b.flag.key ? 1 : 0;
+  });
+  return keyed.map((k) => k.flag);
+}
+
+export function parseSort(query: URLSearchParams): FlagSort {
+  const c = query.get('sort');
+  const column = SORT_COLUMNS.includes(c as SortColumn) ? (c as SortColumn) : 'key';
+  return { column, descending: query.get('order') === 'desc' };
+}
+
+export function parsePageSize(query: URLSearchParams): number {
+  const n = Number(query.get('size'));
+  return PAGE_SIZES.includes(n) ? n : PAGE_SIZE;
 }
 
 export function parseFilter(query: URLSearchParams): FlagFilter {

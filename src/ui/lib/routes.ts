@@ -5,6 +5,7 @@
  */
 
 export type Route =
+  | { page: 'home' }
   | { page: 'namespaces' }
   | { page: 'flags'; namespace: string }
   | { page: 'flag'; namespace: string; key: string }
@@ -26,11 +27,12 @@ function decode(segment: string): string | undefined {
   }
 }
 
-/** The page of a path (`/` and `/ui` are the namespaces page). */
+/** The page of a path (`/` and `/ui` are home: the flags of the namespace last used). */
 export function matchRoute(path: string): Route {
   let p = path;
   while (p.length > 1 && p.endsWith('/')) p = p.slice(0, -1);
-  if (p === '/' || p === '/ui' || p === '/ui/namespaces') return { page: 'namespaces' };
+  if (p === '/' || p === '/ui') return { page: 'home' };
+  if (p === '/ui/namespaces') return { page: 'namespaces' };
   if (p === '/ui/console') return { page: 'console' };
   if (p === '/ui/entity') return { page: 'entity' };
   if (p === '/ui/status') return { page: 'status' };
@@ -59,11 +61,13 @@ function withParams(path: string, params: Record<string, string | undefined>): s
 const enc = encodeURIComponent;
 
 export const paths = {
+  home: (ref?: string) => withParams('/ui', { ref }),
   namespaces: (ref?: string) => withParams('/ui/namespaces', { ref }),
   flags: (namespace: string, ref?: string, extra: Record<string, string | undefined> = {}) =>
     withParams(`/ui/namespaces/${enc(namespace)}/flags`, { ref, ...extra }),
   flag: (namespace: string, key: string, ref?: string) => withParams(`/ui/namespaces/${enc(namespace)}/flags/${enc(key)}`, { ref }),
-  segments: (namespace: string, ref?: string) => withParams(`/ui/namespaces/${enc(namespace)}/segments`, { ref }),
+  segments: (namespace: string, ref?: string, extra: Record<string, string | undefined> = {}) =>
+    withParams(`/ui/namespaces/${enc(namespace)}/segments`, { ref, ...extra }),
   segment: (namespace: string, key: string, ref?: string) => withParams(`/ui/namespaces/${enc(namespace)}/segments/${enc(key)}`, { ref }),
   console: (params: { ref?: string; namespace?: string; flag?: string; entity?: string; context?: string } = {}) => withParams('/ui/console', params),
   entity: (params: { ref?: string; namespace?: string; entity?: string; context?: string } = {}) => withParams('/ui/entity', params),
@@ -89,6 +93,6 @@ export function switchReference(pathAndQuery: string, ref: string | undefined): 
 
 /** Only a path of this UI is a safe place to return to after login (no open redirect). */
 export function safeNext(next: string | null | undefined): string {
-  if (next === null || next === undefined || !next.startsWith('/ui/') || next.startsWith('//') || next.startsWith('/ui/login')) return '/ui/namespaces';
+  if (next === null || next === undefined || !next.startsWith('/ui/') || next.startsWith('//') || next.startsWith('/ui/login')) return '/ui';
   return next;
 }

@@ -39,7 +39,7 @@ export function segmentSetText(s: SegmentSetLike): string {
 }
 
 /**
- * One rollout as a sentence: `35 % of entities → true`, `entities in segment beta → false`,
+ * One rollout as a sentence: `35% of entities → true`, `entities in segment beta → false`,
  * `entities in segments a AND b → true`.
  */
 export function rolloutText(r: RolloutLike): string {

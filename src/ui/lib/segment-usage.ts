@@ -1,40 +1,64 @@
 /**
- * Which flags use a segment, read from one document: the namespace's client-side evaluation
- * snapshot (`GET /internal/v1/evaluation/snapshot/namespace/{ns}`), which inlines every rule's
- * and rollout's segments. One request instead of one per flag; the segment page asks for it only
- * when the person wants to know, since on a large namespace the document is large. Pure, no DOM.
+ * Which flags use a segment, from vexil's light reads (src/server/outline/): the segments list
+ * counts each segment's flags from the namespace outline (`GET /api/v1/namespaces/{ns}/outline`),
+ * the segment page lists them from `GET .../segments/{key}/usage` (flags and the ranks of their
+ * rules and rollouts naming it, a few bytes per flag instead of the evaluation snapshot). Also the
+ * segments list's search. Pure, no DOM.
  */
+import { countOf } from './format.js';
 
-interface UsageSegmentRef {
-  key: string;
-}
-
-/** The part of the snapshot document read here. */
-export interface UsageDocument {
+/** The part of the outline read here. */
+export interface UsageOutline {
   flags: ReadonlyArray<{
     key: string;
-    name: string;
-    type: string;
-    rules: ReadonlyArray<{ rank: number; segments: readonly UsageSegmentRef[] }>;
-    rollouts: ReadonlyArray<{ rank: number; segment?: { segments: readonly UsageSegmentRef[] } }>;
+    rules: ReadonlyArray<{ segments: readonly string[] }>;
+    rollouts: ReadonlyArray<{ segments?: readonly string[] }>;
   }>;
 }
 
-export interface SegmentUse {
-  flagKey: string;
-  flagName: string;
-  /** `rule 1, rule 3` or `rollout 2`: where in the flag, by rank. */
-  where: string;
+/** Number of flags naming each segment (in a rule or a rollout; a flag counts once). */
+export function usageCounts(outline: UsageOutline): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const f of outline.flags) {
+    const named = new Set<string>();
+    for (const r of f.rules) for (const s of r.segments) named.add(s);
+    for (const r of f.rollouts) for (const s of r.segments ?? []) named.add(s);
+    for (const s of named) counts.set(s, (counts.get(s) ?? 0) + 1);
+  }
+  return counts;
 }
 
-/** The flags naming `segmentKey` in a rule or rollout, in the document's (key) order. */
-export function segmentUses(doc: UsageDocument, segmentKey: string): SegmentUse[] {
-  const uses: SegmentUse[] = [];
-  for (const flag of doc.flags) {
-    const places: string[] = [];
-    for (const r of flag.rules) if (r.segments.some((s) => s.key === segmentKey)) places.push(`rule ${r.rank}`);
-    for (const r of flag.rollouts) if (r.segment?.segments.some((s) => s.key === segmentKey)) places.push(`rollout ${r.rank}`);
-    if (places.length > 0) uses.push({ flagKey: flag.key, flagName: flag.name, where: places.join(', ') });
-  }
-  return uses;
+export interface UsageFlag {
+  key: string;
+  name: string;
+  rules: readonly number[];
+  rollouts: readonly number[];
+}
+
+/** `rule 1, rule 3` or `rollout 2`: where in the flag, by rank. */
+export function whereText(use: UsageFlag): string {
+  return [...use.rules.map((r) => `rule ${r}`), ...use.rollouts.map((r) => `rollout ${r}`)].join(', ');
+}
+
+/** `1 flag uses this segment.` / `3,000 flags use this segment.` */
+export function usageHeadline(n: number): string {
+  if (n === 0) return 'No flag uses this segment.';
+  return `${countOf(n, 'flag uses', 'flags use')} this segment.`;
+}
+
+export interface SearchableSegment {
+  key: string;
+  name: string;
+  description: string;
+  constraints: readonly unknown[];
+}
+
+/** Segments whose key, name, description or constraints in words contain `search` (case-insensitive). */
+export function filterSegments<S extends SearchableSegment>(segments: readonly S[], search: string, words: (c: S['constraints'][number]) => string): S[] {
+  const needle = search.trim().toLowerCase();
+  if (needle === '') return [...segments];
+  return segments.filter((s) => {
+    if (`${s.key}\u0000${s.name}\u0000${s.description}`.toLowerCase().includes(needle)) return true;
+    return s.constraints.some((c) => words(c).toLowerCase().includes(needle));
+  });
 }

@@ -1,14 +1,17 @@
 /**
- * One flag: what it is (name, key, type, state, description), its variants with their attachments,
- * default variant and metadata; near the top its lifecycle (owner, temporary or permanent, expires,
- * and how long ago a past date ran out) and the semantic checks that concern it (its own and those
- * of the segments it uses, the ones `vexil validate` reports); then how it decides: a variant flag's
- * rules in rank order (segments and distributions drawn as bars, each with its text equivalent), a
- * boolean flag's rollouts in order down to what everyone else gets. Four reads: the flag, its
- * rules, its rollouts, its checks.
+ * One flag, in the order people ask: what it is (name, key, type, state, description); what it
+ * serves and to whom in one or two sentences (lib/flag-summary.ts); on a reference other than the
+ * default one, whether it differs from the default and a link to the diff; then how it decides —
+ * a variant flag's rules in rank order (segments and distributions drawn as bars, each with its
+ * text equivalent; drawn dashed and marked "not applied" while the flag is disabled), a boolean
+ * flag's rollouts in order down to what everyone else gets; then its variants (attachments folded),
+ * its lifecycle (owner, temporary or permanent, expires) and other metadata, and the semantic
+ * checks that concern it. Reads: the flag, its rules, its rollouts, its outline (which segments
+ * match everyone), its checks; on another reference the same on the default one to compare.
  */
 import { Fragment } from 'preact';
-import { withQuery } from '../api.js';
+import { useEffect, useState } from 'preact/hooks';
+import { api, withQuery } from '../api.js';
 import { FlagElsewhere } from '../components/flag-elsewhere.js';
 import { NamespaceTabs } from '../components/namespace-tabs.js';
 import { PageTitle } from '../components/page-title.js';
@@ -16,12 +19,14 @@ import { ErrorBox, Loading } from '../components/status-line.js';
 import { useApp } from '../context.js';
 import { distributionBar, percentText } from '../lib/distribution-bars.js';
 import { bySeverity, locationText } from '../lib/check-text.js';
-import { flagTypeLabel, prettyJson } from '../lib/format.js';
+import { sameApartFromTimestamps } from '../lib/flag-compare.js';
+import { booleanSummary, variantSummary, type SummaryRule } from '../lib/flag-summary.js';
+import { countOf, flagTypeLabel, prettyJson } from '../lib/format.js';
 import { lifecycleView } from '../lib/lifecycle-text.js';
 import { paths } from '../lib/routes.js';
 import { everyoneElseText, operatorWord, rolloutText, segmentKeysOf, segmentSetText, type SegmentSetLike } from '../lib/rule-text.js';
 import { Link } from '../router.js';
-import type { Check, ChecksPage, Flag, Rollout, Rule, Variant } from '../types.js';
+import type { Check, ChecksPage, Flag, NamespaceOutline, Rollout, Rule, Segment, Variant } from '../types.js';
 import { useApi } from '../use-api.js';
 
 /** Colour class of a variant, the same in every rule of the flag (styles.css: .c0 … .c5). */
@@ -73,7 +78,16 @@ function VariantItem({ variant, isDefault }: { variant: Variant; isDefault: bool
           </>
         )}
         <dt>Attachment</dt>
-        <dd>{attachment === '' ? <span class="muted">none</span> : <pre>{attachment}</pre>}</dd>
+        <dd>
+          {attachment === '' ? (
+            <span class="muted">none</span>
+          ) : (
+            <details class="attachment">
+              <summary>{`Show (${countOf(attachment.split('\n').length, 'line', 'lines')} of JSON)`}</summary>
+              <pre>{attachment}</pre>
+            </details>
+          )}
+        </dd>
       </dl>
     </li>
   );
@@ -106,7 +120,7 @@ function DistributionView({ rule, variants }: { rule: Rule; variants: Variant[] 
           </li>
         )}
       </ul>
-      {bar.total > 100 && <p class="muted">The rollouts add up to {percentText(bar.total)}: what lies beyond 100 % is never reached.</p>}
+      {bar.total > 100 && <p class="muted">The rollouts add up to {percentText(bar.total)}: what lies beyond 100% is never reached.</p>}
     </div>
   );
 }
@@ -122,12 +136,16 @@ function RulesView({ flag, rules, namespace }: { flag: Flag; rules: Rule[]; name
       ) : (
         <>
           <p class="muted">In rank order: the first rule whose segments match an entity decides; entities no rule matches get {fallback}.</p>
-          <ol class="rules">
+          {/* Disabled: drawn dashed and faded, and each rule says so in words. */}
+          <ol class={flag.enabled ? 'rules' : 'rules inactive'}>
             {[...rules]
               .sort((a, b) => a.rank - b.rank)
               .map((r) => (
                 <li key={r.id} class="panel">
-                  <h3>Rule {r.rank}</h3>
+                  <h3>
+                    Rule {r.rank}
+                    {!flag.enabled && <span class="badge off">not applied: flag disabled</span>}
+                  </h3>
                   <p>
                     Entities in <SegmentSet set={r} namespace={namespace} />
                   </p>
@@ -240,18 +258,123 @@ function ChecksView({ namespace, flagKey }: { namespace: string; flagKey: string
   );
 }
 
+/** The rules in the shape the summary reads: segment sets and variant keys with percentages. */
+function summaryRules(rules: readonly Rule[], variants: readonly Variant[]): SummaryRule[] {
+  const keyOf = new Map(variants.map((v) => [v.id, v.key]));
+  return rules.map((r) => ({
+    rank: r.rank,
+    segments: segmentKeysOf(r),
+    operator: operatorWord(r.segmentOperator),
+    distributions: r.distributions.map((d) => ({ variantKey: keyOf.get(d.variantId) ?? d.variantId, rollout: d.rollout })),
+  }));
+}
+
+function Summary({ flag, rules, rollouts, outline }: { flag: Flag; rules: Rule[] | undefined; rollouts: Rollout[] | undefined; outline: NamespaceOutline | undefined }) {
+  const everyone = new Set(outline?.everyoneSegments ?? []);
+  let sentences: string[] | undefined;
+  if (flag.type === 'BOOLEAN_FLAG_TYPE' && rollouts !== undefined) {
+    sentences = booleanSummary(
+      flag.enabled,
+      rollouts.map((r) =>
+        r.threshold !== undefined
+          ? { rank: r.rank, value: r.threshold.value, percentage: r.threshold.percentage }
+          : { rank: r.rank, value: r.segment?.value ?? false, segments: r.segment ? segmentKeysOf(r.segment) : [], operator: operatorWord(r.segment?.segmentOperator ?? '') },
+      ),
+      everyone,
+    );
+  } else if (flag.type !== 'BOOLEAN_FLAG_TYPE' && rules !== undefined) {
+    sentences = variantSummary(flag, summaryRules(rules, flag.variants), everyone);
+  }
+  return (
+    <section aria-labelledby="serves-heading" class="serves-summary">
+      <h2 id="serves-heading">What it serves</h2>
+      {sentences === undefined ? <Loading what="the summary" /> : sentences.map((t, i) => <p key={i}>{t}</p>)}
+    </section>
+  );
+}
+
+type Comparison = { state: 'same' | 'differs' | 'missing' } | { state: 'unknown'; why: string };
+
+/**
+ * On a reference other than the server's default: whether this flag (its definition, rules or
+ * rollouts, and the segments they name) reads differently on the default reference.
+ */
+function DiffersFromDefault({ namespace, flag, rules, rollouts }: { namespace: string; flag: Flag; rules: Rule[]; rollouts: Rollout[] }) {
+  const { reference, snapshots } = useApp();
+  const def = snapshots?.defaultReference;
+  const [cmp, setCmp] = useState<Comparison | undefined>(undefined);
+  const other = reference !== undefined && def !== undefined && reference !== def;
+  useEffect(() => {
+    if (!other) return;
+    const ctl = new AbortController();
+    setCmp(undefined);
+    const base = `/api/v1/namespaces/${encodeURIComponent(namespace)}/flags/${encodeURIComponent(flag.key)}`;
+    const segPath = (k: string, ref: string | undefined) => withQuery(`/api/v1/namespaces/${encodeURIComponent(namespace)}/segments/${encodeURIComponent(k)}`, { reference: ref });
+    const get = <T,>(path: string) => api<T>(path, { signal: ctl.signal });
+    const keysOf = (rs: readonly Rule[], ros: readonly Rollout[]) => [...rs.flatMap((r) => segmentKeysOf(r)), ...ros.flatMap((r) => (r.segment ? segmentKeysOf(r.segment) : []))];
+    (async (): Promise<Comparison> => {
+      let theirs: Flag;
+      try {
+        theirs = await get<Flag>(base);
+      } catch (err) {
+        if ((err as { status?: number }).status === 404) return { state: 'missing' };
+        throw err;
+      }
+      const [theirRules, theirRollouts] = await Promise.all([get<{ rules: Rule[] }>(`${base}/rules`), get<{ rollouts: Rollout[] }>(`${base}/rollouts`)]);
+      if (
+        !sameApartFromTimestamps(theirs, flag) ||
+        !sameApartFromTimestamps(theirRules.rules, rules) ||
+        !sameApartFromTimestamps(theirRollouts.rollouts, rollouts)
+      ) {
+        return { state: 'differs' };
+      }
+      // The same rules can select other entities when a segment they name changed.
+      const keys = [...new Set(keysOf(rules, rollouts))].slice(0, 50);
+      const pairs = await Promise.all(
+        keys.map((k) => Promise.all([get<Segment>(segPath(k, reference)).catch(() => undefined), get<Segment>(segPath(k, undefined)).catch(() => undefined)])),
+      );
+      return pairs.every(([a, b]) => sameApartFromTimestamps(a, b)) ? { state: 'same' } : { state: 'differs' };
+    })().then(
+      (c) => setCmp(c),
+      (err: unknown) => {
+        if (!ctl.signal.aborted) setCmp({ state: 'unknown', why: err instanceof Error ? err.message : String(err) });
+      },
+    );
+    return () => ctl.abort();
+  }, [other, namespace, flag, rules, rollouts, reference]);
+  if (!other || cmp === undefined) return null;
+  const diffLink = (
+    <Link href={paths.diff({ base: def, head: reference, namespace })}>
+      see the diff of {def} and {reference}
+    </Link>
+  );
+  if (cmp.state === 'same') return <p class="muted compare">The same on {def}, the default reference.</p>;
+  if (cmp.state === 'unknown') return <p class="muted compare">Whether it differs from {def} could not be read: {cmp.why}</p>;
+  return (
+    <p class="note compare" role="note">
+      <strong>{cmp.state === 'missing' ? `Not on ${def}` : `Differs from ${def}`}</strong>
+      {cmp.state === 'missing' ? `: this flag exists on ${reference} only; ` : `, the default reference: `}
+      {diffLink}.
+    </p>
+  );
+}
+
 export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: string }) {
   const { reference } = useApp();
-  const base = `/api/v1/namespaces/${encodeURIComponent(namespace)}/flags/${encodeURIComponent(flagKey)}`;
+  const nsPath = `/api/v1/namespaces/${encodeURIComponent(namespace)}`;
+  const base = `${nsPath}/flags/${encodeURIComponent(flagKey)}`;
   const flagRes = useApi<Flag>(withQuery(base, { reference }));
   // Both lists are read at once: a variant flag has no rollouts and a boolean flag no rules.
   const rulesRes = useApi<{ rules: Rule[] }>(withQuery(`${base}/rules`, { reference }));
   const rolloutsRes = useApi<{ rollouts: Rollout[] }>(withQuery(`${base}/rollouts`, { reference }));
+  const outlineRes = useApi<NamespaceOutline>(withQuery(`${nsPath}/outline`, { reference, flags: flagKey }));
 
   const flag = flagRes.state === 'ok' ? flagRes.data : undefined;
   const isBoolean = flag?.type === 'BOOLEAN_FLAG_TYPE';
   const decisions = isBoolean ? rolloutsRes : rulesRes;
   const metadata = Object.entries(flag?.metadata ?? {}).filter(([k]) => !LIFECYCLE_KEYS.has(k));
+  const rules = rulesRes.state === 'ok' ? rulesRes.data.rules : undefined;
+  const rollouts = rolloutsRes.state === 'ok' ? rolloutsRes.data.rollouts : undefined;
 
   return (
     <>
@@ -268,11 +391,16 @@ export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: s
             <span class={flag.enabled ? 'badge on' : 'badge off'}>{flag.enabled ? 'enabled' : 'disabled'}</span>
           </p>
           {flag.description !== '' && <p>{flag.description}</p>}
+          <Summary flag={flag} rules={rules} rollouts={rollouts} outline={outlineRes.state === 'ok' ? outlineRes.data : undefined} />
+          {rules !== undefined && rollouts !== undefined && <DiffersFromDefault namespace={namespace} flag={flag} rules={rules} rollouts={rollouts} />}
           <p>
             <Link href={paths.console({ ref: reference, namespace, flag: flag.key })}>Try it in the console</Link>
           </p>
-          <LifecycleView flag={flag} />
-          <ChecksView namespace={namespace} flagKey={flag.key} />
+
+          {decisions.state === 'loading' && <Loading what={isBoolean ? 'the rollouts' : 'the rules'} />}
+          {decisions.state === 'error' && <ErrorBox error={decisions.error} />}
+          {rules !== undefined && !isBoolean && <RulesView flag={flag} rules={rules} namespace={namespace} />}
+          {rollouts !== undefined && isBoolean && <RolloutsView flag={flag} rollouts={rollouts} namespace={namespace} />}
 
           {!isBoolean && (
             <section aria-labelledby="variants-heading">
@@ -292,9 +420,10 @@ export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: s
             </section>
           )}
 
-          {metadata.length > 0 && (
-            <section aria-labelledby="metadata-heading">
-              <h2 id="metadata-heading">Metadata</h2>
+          <section aria-labelledby="metadata-heading">
+            <h2 id="metadata-heading">Metadata</h2>
+            <LifecycleView flag={flag} />
+            {metadata.length > 0 && (
               <dl class="props">
                 {metadata.map(([k, v]) => (
                   <Fragment key={k}>
@@ -303,13 +432,9 @@ export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: s
                   </Fragment>
                 ))}
               </dl>
-            </section>
-          )}
-
-          {decisions.state === 'loading' && <Loading what={isBoolean ? 'the rollouts' : 'the rules'} />}
-          {decisions.state === 'error' && <ErrorBox error={decisions.error} />}
-          {rulesRes.state === 'ok' && !isBoolean && <RulesView flag={flag} rules={rulesRes.data.rules} namespace={namespace} />}
-          {rolloutsRes.state === 'ok' && isBoolean && <RolloutsView flag={flag} rollouts={rolloutsRes.data.rollouts} namespace={namespace} />}
+            )}
+          </section>
+          <ChecksView namespace={namespace} flagKey={flag.key} />
         </>
       )}
     </>

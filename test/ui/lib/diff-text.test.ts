@@ -190,7 +190,7 @@ t.test("an added or removed flag's summary: type, enabled, one line per rule or 
   t.same(flagSummaryLines(flag, [rule(2, ['everyone'], [{ variantId: 'v1', rollout: 40 }, { variantId: 'v2', rollout: 60 }]), rule(1, ['eu', 'beta'], [])], []), [
     'Variant flag, enabled, default variant stripe; variants stripe, adyen; 2 rules.',
     'Rule 1: segments eu AND beta → a match without a variant (no distributions)',
-    'Rule 2: segment everyone → stripe 40 %, adyen 60 %',
+    'Rule 2: segment everyone → stripe 40%, adyen 60%',
   ]);
   const boolean = { ...flag, type: 'BOOLEAN_FLAG_TYPE' as const, enabled: false, variants: [], defaultVariant: undefined };
   t.same(
@@ -198,6 +198,6 @@ t.test("an added or removed flag's summary: type, enabled, one line per rule or 
       { id: 'a', rank: 1, type: 'SEGMENT_ROLLOUT_TYPE', description: '', segment: { segmentKey: 'beta', segmentKeys: [], segmentOperator: 'OR_SEGMENT_OPERATOR', value: true } },
       { id: 'b', rank: 2, type: 'THRESHOLD_ROLLOUT_TYPE', description: '', threshold: { percentage: 25, value: true } },
     ]),
-    ['Boolean flag, disabled, 2 rollouts.', 'Rollout 1: entities in segment beta → true', 'Rollout 2: 25 % of entities → true', 'Everyone else → false'],
+    ['Boolean flag, disabled, 2 rollouts.', 'Rollout 1: entities in segment beta → true', 'Rollout 2: 25% of entities → true', 'Everyone else → false'],
   );
 });

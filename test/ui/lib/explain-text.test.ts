@@ -71,7 +71,7 @@ t.test('explain trace in words', async (t) => {
     t.same(resultFields(r).map((f) => f.label), ['Value', 'Reason', 'Segments']);
     t.match(decisionText(r), /^No rollout matched \(2 rollouts\): the flag's enabled value, false\.$/);
     const steps = traceSteps(r);
-    t.same(steps.map((s) => [s.title, s.subject]), [['Rollout 1', 'segment internal-users → true'], ['Rollout 2', 'threshold 25 % → true']]);
+    t.same(steps.map((s) => [s.title, s.subject]), [['Rollout 1', 'segment internal-users → true'], ['Rollout 2', 'threshold 25% → true']]);
     t.match(steps[1]!.threshold, /^bucket \d+ (<|≥) 25$/);
     const staff = explain({ flagKey: 'new-search', entityId: 'ann@example.com', context: {} });
     t.equal(decisionText(staff), 'Rollout 1 decided: segment internal-users matched → true.');

@@ -1,6 +1,6 @@
 /** The flags page's search, filters and pages (src/ui/lib/flag-list.ts), without a browser. */
 import t from 'tap';
-import { PAGE_SIZE, filterFlags, indexFlags, pageOf, parseFilter, type ListedFlag } from '../../../src/ui/lib/flag-list.js';
+import { PAGE_SIZE, filterFlags, indexFlags, pageOf, parseFilter, parsePageSize, parseSort, sortFlags, type ListedFlag } from '../../../src/ui/lib/flag-list.js';
 
 const flags: ListedFlag[] = [
   { key: 'checkout-v2', name: 'New checkout', description: 'Stripe → Adyen', enabled: true, type: 'VARIANT_FLAG_TYPE' },
@@ -58,4 +58,20 @@ t.test('10,000 flags: a search is one pass (linear), hostile needles included', 
   t.equal(filterFlags(idx, { ...all, search: 'flag-9999' }).length, 1);
   t.equal(filterFlags(idx, { ...all, search: `${'a'.repeat(99)}b` }).length, 0, 'a near-miss needle');
   t.equal(filterFlags(idx, { ...all, enabled: 'enabled' }).length, 5_000);
+});
+
+t.test('sort: by a column, either way, key order among equals', async (t) => {
+  const valueOf = (f: ListedFlag, c: string) => (c === 'name' ? f.name : c === 'state' ? (f.enabled ? 'enabled' : 'disabled') : f.key);
+  t.same(keys(sortFlags(flags, { column: 'name', descending: false }, valueOf)), ['dark-mode', 'checkout-v2', 'search']);
+  t.same(keys(sortFlags(flags, { column: 'name', descending: true }, valueOf)), ['search', 'checkout-v2', 'dark-mode']);
+  t.same(keys(sortFlags(flags, { column: 'state', descending: false }, valueOf)), ['dark-mode', 'checkout-v2', 'search'], 'ties by key');
+  t.same(keys(sortFlags(flags, { column: 'state', descending: true }, valueOf)), ['checkout-v2', 'search', 'dark-mode'], 'ties by key also descending');
+});
+
+t.test('sort and page size from the address: only known values', async (t) => {
+  t.same(parseSort(new URLSearchParams('sort=owner&order=desc')), { column: 'owner', descending: true });
+  t.same(parseSort(new URLSearchParams('sort=bogus')), { column: 'key', descending: false });
+  t.equal(parsePageSize(new URLSearchParams('size=200')), 200);
+  t.equal(parsePageSize(new URLSearchParams('size=7')), PAGE_SIZE);
+  t.equal(parsePageSize(new URLSearchParams('')), PAGE_SIZE);
 });

@@ -3,9 +3,9 @@ import t from 'tap';
 import { matchRoute, paths, safeNext, switchReference } from '../../../src/ui/lib/routes.js';
 
 t.test('paths → pages', async (t) => {
-  t.same(matchRoute('/'), { page: 'namespaces' });
-  t.same(matchRoute('/ui'), { page: 'namespaces' });
-  t.same(matchRoute('/ui/'), { page: 'namespaces' });
+  t.same(matchRoute('/'), { page: 'home' });
+  t.same(matchRoute('/ui'), { page: 'home' });
+  t.same(matchRoute('/ui/'), { page: 'home' });
   t.same(matchRoute('/ui/namespaces'), { page: 'namespaces' });
   t.same(matchRoute('/ui/namespaces/default/flags'), { page: 'flags', namespace: 'default' });
   t.same(matchRoute('/ui/namespaces/a%2Fb/flags/x%20y'), { page: 'flag', namespace: 'a/b', key: 'x y' }, 'decoded');
@@ -19,6 +19,8 @@ t.test('paths → pages', async (t) => {
 
 t.test('links carry the reference and encode keys', async (t) => {
   t.equal(paths.namespaces(), '/ui/namespaces');
+  t.equal(paths.home(), '/ui');
+  t.equal(paths.home('feature'), '/ui?ref=feature');
   t.equal(paths.flags('default', 'feature/x'), '/ui/namespaces/default/flags?ref=feature%2Fx');
   t.equal(paths.flag('a b', 'k/1'), '/ui/namespaces/a%20b/flags/k%2F1');
   t.equal(paths.flags('ns', undefined, { q: 'pay', type: undefined }), '/ui/namespaces/ns/flags?q=pay');
@@ -44,7 +46,7 @@ t.test('switching the reference keeps the page and its filters, drops the page n
 t.test('after login, only a path of this UI (no open redirect)', async (t) => {
   t.equal(safeNext('/ui/status?ref=x'), '/ui/status?ref=x');
   for (const bad of [null, undefined, '', 'https://evil.example/', '//evil.example/ui/', '/api/v1/namespaces', '/ui/login?next=/ui/x', 'javascript:alert(1)']) {
-    t.equal(safeNext(bad), '/ui/namespaces', String(bad));
+    t.equal(safeNext(bad), '/ui', String(bad));
   }
 });
 

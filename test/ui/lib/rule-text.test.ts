@@ -23,8 +23,8 @@ t.test('segment sets', async (t) => {
 });
 
 t.test('rollouts', async (t) => {
-  t.equal(rolloutText({ type: 'THRESHOLD_ROLLOUT_TYPE', threshold: { percentage: 35, value: true } }), '35 % of entities → true');
-  t.equal(rolloutText({ type: 'THRESHOLD_ROLLOUT_TYPE', threshold: { percentage: 12.5, value: false } }), '12.5 % of entities → false');
+  t.equal(rolloutText({ type: 'THRESHOLD_ROLLOUT_TYPE', threshold: { percentage: 35, value: true } }), '35% of entities → true');
+  t.equal(rolloutText({ type: 'THRESHOLD_ROLLOUT_TYPE', threshold: { percentage: 12.5, value: false } }), '12.5% of entities → false');
   t.equal(rolloutText({ type: 'SEGMENT_ROLLOUT_TYPE', segment: { ...one, value: false } }), 'entities in segment beta → false');
   t.equal(rolloutText({ type: 'SEGMENT_ROLLOUT_TYPE', segment: { ...and, value: true } }), 'entities in segments beta AND mobile → true');
   t.equal(rolloutText({ type: 'UNKNOWN_ROLLOUT_TYPE' }), 'empty rollout (skipped)');
