@@ -5,6 +5,7 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, setUnauthenticatedHandler } from './api.js';
 import { NamespaceSwitcher } from './components/namespace-switcher.js';
+import { PageTitle } from './components/page-title.js';
 import { ReferenceSwitcher } from './components/reference-switcher.js';
 import { TruthBanner } from './components/truth-banner.js';
 import { AppContext, type AppContextValue } from './context.js';
@@ -59,7 +60,7 @@ function Page({ route }: { route: Route }) {
     default:
       return (
         <>
-          <h1>Page not found</h1>
+          <PageTitle title="Page not found" />
           <p>
             <Link href={paths.namespaces()}>The namespaces</Link>
           </p>
