@@ -73,3 +73,35 @@ export async function inTransaction<T>(pool: pg.Pool, fn: (c: pg.PoolClient) => 
     throw err;
   }
 }
+
+/** What `migratePostgres` applies: the numbered steps of one store's tables and where their version is kept. */
+export interface PostgresSchema {
+  /** The table holding the one row with the applied version (`auth_schema_version`, ...). */
+  readonly versionTable: string;
+  /** The store's tables as messages name them (`the history tables`). */
+  readonly what: string;
+  /** Step N brings version N to N+1; applied in order, each once. */
+  readonly migrations: readonly string[];
+  /** The advisory lock held while migrating, so replicas starting together migrate once. */
+  readonly lock: bigint;
+}
+
+/**
+ * Brings a store's tables to the newest version this vexil knows, in one transaction under the
+ * store's advisory lock; refuses a database a newer vexil migrated (its tables may not read as ours).
+ */
+export async function migratePostgres(pool: pg.Pool, schema: PostgresSchema): Promise<void> {
+  const { versionTable, what, migrations } = schema;
+  await inTransaction(pool, async (c) => {
+    await c.query('SELECT pg_advisory_xact_lock($1)', [schema.lock.toString()]);
+    await c.query(`CREATE TABLE IF NOT EXISTS ${versionTable} (version INTEGER NOT NULL)`);
+    const r = await c.query<{ version: number }>(`SELECT version FROM ${versionTable}`);
+    const current = r.rows[0]?.version ?? 0;
+    if (current > migrations.length) {
+      throw new Error(`${what}: schema version ${current}, newer than this vexil knows (${migrations.length}); upgrade vexil`);
+    }
+    for (let v = current; v < migrations.length; v++) await c.query(migrations[v]!);
+    if (r.rows.length === 0) await c.query(`INSERT INTO ${versionTable} (version) VALUES ($1)`, [migrations.length]);
+    else if (current < migrations.length) await c.query(`UPDATE ${versionTable} SET version = $1`, [migrations.length]);
+  });
+}

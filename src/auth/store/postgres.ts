@@ -17,7 +17,7 @@
 import pg from 'pg';
 import type { Method } from '../types.js';
 import { withUnavailableErrors } from './pg-failures.js';
-import { inTransaction, openPostgresPool } from './postgres-pool.js';
+import { inTransaction, openPostgresPool, migratePostgres } from './postgres-pool.js';
 import { lockName, parseMetadata, toMethod } from './rows.js';
 import type { AuthStore, CleanupOutcome, ListQuery, NewAuthentication, StoredAuthentication } from './types.js';
 
@@ -209,19 +209,6 @@ function cleanupLockKey(method: Method): bigint {
   return LOCK_CLEANUP_BASE + BigInt(index);
 }
 
-async function migrate(pool: pg.Pool): Promise<void> {
-  await inTransaction(pool, async (c) => {
-    await c.query('SELECT pg_advisory_xact_lock($1)', [LOCK_MIGRATE.toString()]);
-    await c.query('CREATE TABLE IF NOT EXISTS auth_schema_version (version INTEGER NOT NULL)');
-    const r = await c.query<{ version: number }>('SELECT version FROM auth_schema_version');
-    const current = r.rows[0]?.version ?? 0;
-    if (current > MIGRATIONS.length) {
-      throw new Error(
-        `the authentication database has schema version ${current}, newer than this vexil knows (${MIGRATIONS.length}); upgrade vexil`,
-      );
-    }
-    for (let v = current; v < MIGRATIONS.length; v++) await c.query(MIGRATIONS[v]!);
-    if (r.rows.length === 0) await c.query('INSERT INTO auth_schema_version (version) VALUES ($1)', [MIGRATIONS.length]);
-    else if (current < MIGRATIONS.length) await c.query('UPDATE auth_schema_version SET version = $1', [MIGRATIONS.length]);
-  });
+function migrate(pool: pg.Pool): Promise<void> {
+  return migratePostgres(pool, { versionTable: 'auth_schema_version', what: 'the authentication database', migrations: MIGRATIONS, lock: LOCK_MIGRATE });
 }

@@ -46,3 +46,32 @@ export function openSqliteDatabase(path: string): Database.Database {
   }
   return db;
 }
+
+/** What `migrateSqlite` applies: the numbered steps of one store's tables and where their version is kept. */
+export interface SqliteSchema {
+  /** The table holding the one row with the applied version (`history_schema_version`, ...). */
+  readonly versionTable: string;
+  /** The store's tables as messages name them (`the history tables`). */
+  readonly what: string;
+  /** Step N brings version N to N+1; applied in order, each once. */
+  readonly migrations: readonly string[];
+}
+
+/**
+ * Brings a store's tables to the newest version this vexil knows, in one immediate transaction
+ * (another process opening the same file waits); refuses a file a newer vexil migrated.
+ */
+export function migrateSqlite(db: Database.Database, schema: SqliteSchema): void {
+  const { versionTable, what, migrations } = schema;
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS ${versionTable} (version INTEGER NOT NULL)`);
+    const row = db.prepare<[], { version: number }>(`SELECT version FROM ${versionTable}`).get();
+    const current = row?.version ?? 0;
+    if (current > migrations.length) {
+      throw new Error(`${what}: schema version ${current}, newer than this vexil knows (${migrations.length}); upgrade vexil`);
+    }
+    for (let v = current; v < migrations.length; v++) db.exec(migrations[v]!);
+    if (row === undefined) db.prepare(`INSERT INTO ${versionTable} (version) VALUES (?)`).run(migrations.length);
+    else if (current < migrations.length) db.prepare(`UPDATE ${versionTable} SET version = ?`).run(migrations.length);
+  }).immediate();
+}

@@ -14,7 +14,7 @@
  * store logs it and serves on).
  */
 import pg from 'pg';
-import { inTransaction, openPostgresPool } from '../../auth/store/postgres-pool.js';
+import { inTransaction, openPostgresPool, migratePostgres } from '../../auth/store/postgres-pool.js';
 import { AUDIT_COLUMNS, auditRow, fromAuditRow, type RawAuditRow } from './audit-rows.js';
 import { HISTORY_COLUMNS, cut, fromRow, problemsColumn, type RawHistoryRow } from './rows.js';
 import type { HistoryStore } from './types.js';
@@ -195,17 +195,6 @@ export async function openPostgresHistoryStore(opts: PostgresHistoryStoreOptions
   };
 }
 
-async function migrate(pool: pg.Pool): Promise<void> {
-  await inTransaction(pool, async (c) => {
-    await c.query('SELECT pg_advisory_xact_lock($1)', [LOCK_MIGRATE.toString()]);
-    await c.query('CREATE TABLE IF NOT EXISTS history_schema_version (version INTEGER NOT NULL)');
-    const r = await c.query<{ version: number }>('SELECT version FROM history_schema_version');
-    const current = r.rows[0]?.version ?? 0;
-    if (current > MIGRATIONS.length) {
-      throw new Error(`the history tables have schema version ${current}, newer than this vexil knows (${MIGRATIONS.length}); upgrade vexil`);
-    }
-    for (let v = current; v < MIGRATIONS.length; v++) await c.query(MIGRATIONS[v]!);
-    if (r.rows.length === 0) await c.query('INSERT INTO history_schema_version (version) VALUES ($1)', [MIGRATIONS.length]);
-    else if (current < MIGRATIONS.length) await c.query('UPDATE history_schema_version SET version = $1', [MIGRATIONS.length]);
-  });
+function migrate(pool: pg.Pool): Promise<void> {
+  return migratePostgres(pool, { versionTable: 'history_schema_version', what: 'the history tables', migrations: MIGRATIONS, lock: LOCK_MIGRATE });
 }

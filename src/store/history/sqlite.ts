@@ -9,7 +9,7 @@
  * is read, the previous one closed and the new one written under one lock).
  */
 import type Database from 'better-sqlite3';
-import { openSqliteDatabase } from '../../auth/store/sqlite-database.js';
+import { openSqliteDatabase, migrateSqlite } from '../../auth/store/sqlite-database.js';
 import type { AuditEvent } from '../../auth/audit.js';
 import { AUDIT_COLUMNS, auditRow, fromAuditRow, type RawAuditRow } from './audit-rows.js';
 import { HISTORY_COLUMNS, cut, fromRow, problemsColumn, type RawHistoryRow } from './rows.js';
@@ -209,15 +209,5 @@ export function openSqliteHistoryStore(opts: SqliteHistoryStoreOptions): History
 }
 
 function migrate(db: Database.Database): void {
-  db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS history_schema_version (version INTEGER NOT NULL)');
-    const row = db.prepare<[], { version: number }>('SELECT version FROM history_schema_version').get();
-    const current = row?.version ?? 0;
-    if (current > MIGRATIONS.length) {
-      throw new Error(`the history tables have schema version ${current}, newer than this vexil knows (${MIGRATIONS.length}); upgrade vexil`);
-    }
-    for (let v = current; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
-    if (row === undefined) db.prepare('INSERT INTO history_schema_version (version) VALUES (?)').run(MIGRATIONS.length);
-    else if (current < MIGRATIONS.length) db.prepare('UPDATE history_schema_version SET version = ?').run(MIGRATIONS.length);
-  }).immediate();
+  migrateSqlite(db, { versionTable: 'history_schema_version', what: 'the history tables', migrations: MIGRATIONS });
 }

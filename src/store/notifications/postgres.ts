@@ -12,7 +12,7 @@
  * the queue of a sink within its size, finished rows within KEEP_FINISHED per sink.
  */
 import pg from 'pg';
-import { inTransaction, openPostgresPool } from '../../auth/store/postgres-pool.js';
+import { inTransaction, openPostgresPool, migratePostgres } from '../../auth/store/postgres-pool.js';
 import { KEEP_FINISHED, type NotificationQueueStore, type QueuedDelivery } from './types.js';
 
 /** The migration's advisory lock in the authentication store's bigint space ("vexil", then a purpose). */
@@ -119,17 +119,6 @@ export async function openPostgresNotificationQueue(opts: PostgresNotificationQu
   };
 }
 
-async function migrate(pool: pg.Pool): Promise<void> {
-  await inTransaction(pool, async (c) => {
-    await c.query('SELECT pg_advisory_xact_lock($1)', [LOCK_MIGRATE.toString()]);
-    await c.query('CREATE TABLE IF NOT EXISTS notification_schema_version (version INTEGER NOT NULL)');
-    const r = await c.query<{ version: number }>('SELECT version FROM notification_schema_version');
-    const current = r.rows[0]?.version ?? 0;
-    if (current > MIGRATIONS.length) {
-      throw new Error(`the notification tables have schema version ${current}, newer than this vexil knows (${MIGRATIONS.length}); upgrade vexil`);
-    }
-    for (let v = current; v < MIGRATIONS.length; v++) await c.query(MIGRATIONS[v]!);
-    if (r.rows.length === 0) await c.query('INSERT INTO notification_schema_version (version) VALUES ($1)', [MIGRATIONS.length]);
-    else if (current < MIGRATIONS.length) await c.query('UPDATE notification_schema_version SET version = $1', [MIGRATIONS.length]);
-  });
+function migrate(pool: pg.Pool): Promise<void> {
+  return migratePostgres(pool, { versionTable: 'notification_schema_version', what: 'the notification tables', migrations: MIGRATIONS, lock: LOCK_MIGRATE });
 }

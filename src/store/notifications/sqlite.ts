@@ -10,7 +10,7 @@
  * rows beyond KEEP_FINISHED per sink are pruned when one finishes.
  */
 import type Database from 'better-sqlite3';
-import { openSqliteDatabase } from '../../auth/store/sqlite-database.js';
+import { openSqliteDatabase, migrateSqlite } from '../../auth/store/sqlite-database.js';
 import { KEEP_FINISHED, type NotificationQueueStore, type QueuedDelivery } from './types.js';
 
 const MIGRATIONS: readonly string[] = [
@@ -124,15 +124,5 @@ export function openSqliteNotificationQueue(opts: { readonly path: string }): No
 }
 
 function migrate(db: Database.Database): void {
-  db.transaction(() => {
-    db.exec('CREATE TABLE IF NOT EXISTS notification_schema_version (version INTEGER NOT NULL)');
-    const row = db.prepare<[], { version: number }>('SELECT version FROM notification_schema_version').get();
-    const current = row?.version ?? 0;
-    if (current > MIGRATIONS.length) {
-      throw new Error(`the notification tables have schema version ${current}, newer than this vexil knows (${MIGRATIONS.length}); upgrade vexil`);
-    }
-    for (let v = current; v < MIGRATIONS.length; v++) db.exec(MIGRATIONS[v]!);
-    if (row === undefined) db.prepare('INSERT INTO notification_schema_version (version) VALUES (?)').run(MIGRATIONS.length);
-    else if (current < MIGRATIONS.length) db.prepare('UPDATE notification_schema_version SET version = ?').run(MIGRATIONS.length);
-  }).immediate();
+  migrateSqlite(db, { versionTable: 'notification_schema_version', what: 'the notification tables', migrations: MIGRATIONS });
 }
