@@ -21,7 +21,7 @@ import { consoleQuery, parseConsoleQuery } from '../lib/context-input.js';
 import { contextKeysOf } from '../lib/context-keys.js';
 import { entityIdProblem } from '../lib/entity-id.js';
 import { decisionText, resultFields, traceSteps, type TraceStep } from '../lib/explain-text.js';
-import { flagTypeLabel, prettyJson } from '../lib/format.js';
+import { flagTypeLabel, prettyJson, countOf } from '../lib/format.js';
 import { paths } from '../lib/routes.js';
 import { Link, useLocation } from '../router.js';
 import type { ExplainResponse, Flag, Namespace, Page, Segment } from '../types.js';
@@ -160,7 +160,7 @@ export function ConsolePage() {
                     ? `${flagTypeLabel(chosen.type)} flag, ${chosen.enabled ? 'enabled' : 'disabled'}`
                     : flag.trim() !== '' && flags.state === 'ok'
                       ? `No flag "${flag.trim()}" in ${namespace}`
-                      : `${flagList.length} flags in ${namespace || 'this namespace'}`}
+                      : `${countOf(flagList.length, 'flag')} in ${namespace || 'this namespace'}`}
             </span>
             {flagError !== undefined && (
               <p id="console-flag-error" class="field-error" role="alert">

@@ -21,7 +21,7 @@ import { consoleQuery, parseConsoleQuery } from '../lib/context-input.js';
 import { contextKeysOf } from '../lib/context-keys.js';
 import { curlCommand } from '../lib/curl-command.js';
 import { entityIdProblem } from '../lib/entity-id.js';
-import { flagTypeLabel } from '../lib/format.js';
+import { flagTypeLabel, countOf } from '../lib/format.js';
 import { paths } from '../lib/routes.js';
 import { Link, useLocation } from '../router.js';
 import type { Flag, Namespace, Page, Segment } from '../types.js';
@@ -178,7 +178,7 @@ export function EntityPage() {
               )}
             </select>
             <span class="muted small" id="entity-flag-count">
-              {flags.state === 'ok' ? `${flags.data.flags.length} flag${flags.data.flags.length === 1 ? '' : 's'}` : flags.state === 'loading' ? 'Loading flags…' : ''}
+              {flags.state === 'ok' ? countOf(flags.data.flags.length, 'flag') : flags.state === 'loading' ? 'Loading flags…' : ''}
             </span>
           </div>
           <EntityField
