@@ -58,6 +58,7 @@ import type { HistoryRecorder } from './history/recorder.js';
 import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
 import { createServedChecks, type ServedChecks } from './served-checks.js';
+import { createLastChange } from './last-change.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
 
 export { formatProblem } from './refusals.js';
@@ -244,6 +245,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     maxStateSize: opts.maxStateSize,
     retryAfterMs,
   });
+  const lastChange = createLastChange({ source, refs, parseCache, maxFileSize: opts.maxFileSize, retryAfterMs });
   const entry = createRevisionEntry({ refs, builder, queue, polled, isClosed, nowMs });
   const status = createStoreStatus({ refs, polled, ...(opts.maxStalenessMs !== undefined ? { maxStalenessMs: opts.maxStalenessMs } : {}), nowMs });
 
@@ -281,6 +283,8 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     },
 
     checks: (snapshot) => servedChecks.of(snapshot),
+
+    lastChange: (snapshot, namespace, flagKey) => lastChange.of(snapshot, namespace, flagKey),
 
     isPinned(ref: string) {
       return refs.get(refs.keyOf(ref))?.pinned === true;
