@@ -448,7 +448,6 @@ export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: s
 
           <section aria-labelledby="metadata-heading">
             <h2 id="metadata-heading">Metadata</h2>
-            <LastChangeView namespace={namespace} flagKey={flag.key} />
             <LifecycleView flag={flag} />
             {metadata.length > 0 && (
               <dl class="props">
@@ -460,6 +459,7 @@ export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: s
                 ))}
               </dl>
             )}
+            <LastChangeView namespace={namespace} flagKey={flag.key} />
           </section>
           <ChecksView namespace={namespace} flagKey={flag.key} />
         </>
