@@ -58,7 +58,7 @@ import type { HistoryRecorder } from './history/recorder.js';
 import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
 import { createServedChecks, type ServedChecks } from './served-checks.js';
-import { createLastChange } from './last-change.js';
+import { createLastChange, type LastChange } from './last-change.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
 
 export { formatProblem } from './refusals.js';
@@ -112,6 +112,7 @@ export interface SnapshotStoreOptions {
 
 export interface ManagedSnapshotStore extends SnapshotStore {
   checks(snapshot: Snapshot): Promise<ServedChecks>;
+  lastChange(snapshot: Snapshot, namespace: string, flagKey: string): Promise<LastChange>;
   /** First build of the default reference, then watch/poll. Throws InvalidStateError with located problems. */
   start(): Promise<void>;
   /** Look at the source now and rebuild what changed (serialized with every other build). */

@@ -148,3 +148,42 @@ t.test('a local folder keeps no history', async (t) => {
   t.equal(r.status, 200, JSON.stringify(r.body));
   t.same(r.body.lastChange, { revision: null, reason: 'the state is read from a local folder, which keeps no commit history' });
 });
+
+t.test('one walk per flag at a time; answers kept per revision', async (t) => {
+  const g = await startGitFixture(t);
+  const first = await g.repo.commit('main', { 'default.features.yml': flags(true, false) }, { message: 'add' });
+  const second = await g.repo.commit('main', { 'default.features.yml': flags(false, true) }, { message: 'flip both' });
+  const real = g.source();
+  let calls = 0;
+  let running = 0;
+  let most = 0;
+  // The real source, counting its history walks and how many run at once.
+  const source = {
+    ...real,
+    async history(revisionId: string, path: string, limit: number) {
+      calls++;
+      most = Math.max(most, ++running);
+      try {
+        return await real.history(revisionId, path, limit);
+      } finally {
+        running--;
+      }
+    },
+  };
+  const store = g.store({ source });
+  await store.start();
+  const atTip = await store.resolve('main');
+  const atFirst = await store.resolve(first);
+  const answers = await Promise.all([
+    store.lastChange(atTip, 'default', 'alpha'),
+    store.lastChange(atTip, 'default', 'alpha'),
+    store.lastChange(atFirst, 'default', 'alpha'),
+    store.lastChange(atTip, 'default', 'alpha'),
+  ]);
+  t.same(answers.map((a) => a.revision), [second, second, first, second]);
+  t.equal(calls, 2, 'one walk per (revision, flag): the asks at the tip shared one');
+  t.equal(most, 1, 'the two walks of alpha did not run at once');
+  t.equal((await store.lastChange(atTip, 'default', 'alpha')).revision, second);
+  t.equal(calls, 2, 'a later ask is answered from what was kept');
+  t.throws(() => store.lastChange(atTip, 'default', 'nope'), { message: 'flag "default/nope" not found' });
+});
