@@ -40,8 +40,10 @@ export interface SourceLogger {
 
 /** One commit of a file's history (Source.history): the file's bytes there and at its first parent. */
 export interface FileChange {
-  /** The commit, with its author, message and commit time. */
-  readonly revision: Revision;
+  /** The commit id. */
+  readonly commit: string;
+  /** Its author, message and commit time (read when asked: a walk keeps many commits and needs one). */
+  meta(): Promise<NonNullable<Revision['meta']>>;
   /** Its first parent; undefined for a root commit. */
   readonly parent?: string;
   /** The file's bytes at the commit; undefined when the commit does not hold the file. */

@@ -12,8 +12,8 @@
  * that commit.
  *
  * Bounds: one answer per (revision, namespace, flag), the last MAX_ANSWERS kept (a snapshot never
- * changes, so an answer never goes stale); concurrent asks share one walk, and walks of one flag
- * run one after another. Backends without history (local folder, OCI, object storage) answer
+ * changes, so an answer never goes stale); concurrent asks share one walk, walks of one flag run
+ * one after another, and at most MAX_CONCURRENT_WALKS run at once in all. Backends without history (local folder, OCI, object storage) answer
  * `revision: null` with the reason at once.
  */
 import { VexilError, notFound } from '../errors.js';
@@ -28,6 +28,8 @@ import type { LastChange } from './types.js';
 
 /** Commits of the first-parent history walked at most for one answer. */
 export const MAX_COMMITS_WALKED = 200;
+/** Walks running at once across all flags (the others wait their turn): hostile asks cost bounded work. */
+const MAX_CONCURRENT_WALKS = 2;
 /** Answers kept (least recently asked dropped first). */
 const MAX_ANSWERS = 1000;
 
@@ -88,6 +90,19 @@ export function createLastChange(opts: LastChangeOptions): LastChangeTable {
   const answers = new Map<string, Promise<LastChange>>();
   /** The walk of each flag running now (namespace and key): the next one waits for it. */
   const running = new Map<string, Promise<unknown>>();
+  /** Walks in progress, and the turns of those waiting for one of the MAX_CONCURRENT_WALKS places. */
+  let walking = 0;
+  const waiting: Array<() => void> = [];
+  async function inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (walking >= MAX_CONCURRENT_WALKS) await new Promise<void>((resolve) => waiting.push(resolve));
+    walking++;
+    try {
+      return await work();
+    } finally {
+      walking--;
+      waiting.shift()?.();
+    }
+  }
 
   async function docsOf(file: SourceFile): Promise<readonly unknown[]> {
     const key = parseCacheKey(file.path, file.contentId);
@@ -128,9 +143,9 @@ export function createLastChange(opts: LastChangeOptions): LastChangeTable {
       const after = change.after === undefined ? undefined : definitionIn(parseDocs(found.path, await change.after()), namespace, flagKey);
       const before = change.before === undefined ? undefined : definitionIn(parseDocs(found.path, await change.before()), namespace, flagKey);
       if (after !== before) {
-        const meta = change.revision.meta ?? {};
+        const meta = await change.meta();
         return {
-          revision: change.revision.id,
+          revision: change.commit,
           ...(change.parent !== undefined ? { parent: change.parent } : {}),
           author: meta.author ?? '',
           message: meta.message ?? '',
@@ -155,7 +170,7 @@ export function createLastChange(opts: LastChangeOptions): LastChangeTable {
       const flagId = `${namespace}\0${flagKey}`;
       const before = running.get(flagId) ?? Promise.resolve();
       const result = before.catch(() => {}).then(() =>
-        walk(snapshot, namespace, flagKey).catch((err: unknown) => {
+        inTurn(() => walk(snapshot, namespace, flagKey)).catch((err: unknown) => {
           if (err instanceof VexilError) throw err;
           throw backendUnavailable(snapshot.reference, err, opts.retryAfterMs());
         }),

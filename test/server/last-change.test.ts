@@ -3,7 +3,7 @@
  * repository served over HTTP: the newest commit that changed the flag's definition (not merely its
  * file, not another file), the walk's bound (200 commits), a local folder's "no history" reason,
  * bad input and unknown flags as 4xx JSON, namespace-scoped tokens; and the git source's
- * `history` walk itself (first-parent, stops at its limit).
+ * `history` walk itself (first-parent, stops at its limit); shared and serialized walks.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -96,7 +96,10 @@ t.test('the last commit that changed a flag', async (t) => {
   t.match(r.body, { revision: second, lastChange: { revision: first } }, 'at a commit id');
 
   // The bound: alpha last changed 201 commits before the tip of `long`.
+  t.equal((await get(`${url}/api/v1/namespaces/default/flags/alpha?reference=long`)).status, 200, 'long built before the walk is timed');
+  const started = performance.now();
   r = await lastChange('default', 'alpha', '?reference=long');
+  t.comment(`200 commits walked (first ask on long, an http mirror) in ${Math.round(performance.now() - started)} ms`);
   t.equal(r.status, 200);
   t.same(r.body.lastChange, { revision: null, reason: 'the flag did not change in the last 200 commits (at most 200 are walked)' });
   r = await lastChange('default', 'beta', '?reference=long');
@@ -130,12 +133,12 @@ t.test('the last commit that changed a flag', async (t) => {
   await source.refs();
   await source.files({ id: third, ref: 'main' });
   const walk = await source.history(third, 'default.features.yml', 200);
-  t.same(walk.changes.map((c) => c.revision.id), [second, first], 'the commits that changed the file, newest first');
+  t.same(walk.changes.map((c) => c.commit), [second, first], 'the commits that changed the file, newest first');
   t.equal(walk.walked, 3);
   t.equal(walk.stopped, undefined, 'reached the root commit');
   t.equal(walk.changes[1]!.before, undefined, 'the root commit has no parent file');
   const bounded = await source.history(third, 'default.features.yml', 2);
-  t.same(bounded.changes.map((c) => c.revision.id), [second], 'two commits walked: the third and the second');
+  t.same(bounded.changes.map((c) => c.commit), [second], 'two commits walked: the third and the second');
   t.equal(bounded.stopped, 'limit');
 });
 
@@ -186,4 +189,16 @@ t.test('one walk per flag at a time; answers kept per revision', async (t) => {
   t.equal((await store.lastChange(atTip, 'default', 'alpha')).revision, second);
   t.equal(calls, 2, 'a later ask is answered from what was kept');
   t.throws(() => store.lastChange(atTip, 'default', 'nope'), { message: 'flag "default/nope" not found' });
+
+  // Walks of several flags: at most two at once in all.
+  most = 0;
+  await store.refresh();
+  const gamma = await g.repo.commit('main', { 'more.features.yml': ['version: "1.4"', 'namespace: more', 'flags:', ...['c', 'd', 'e', 'f'].flatMap((k) => [`  - key: ${k}`, `    name: ${k}`, '    type: BOOLEAN_FLAG_TYPE', '    enabled: true'])].join('\n') }, { message: 'more flags' });
+  await store.refresh();
+  const atMore = await store.resolve('main');
+  t.equal(atMore.revision, gamma);
+  const more = await Promise.all(['c', 'd', 'e', 'f'].map((k) => store.lastChange(atMore, 'more', k)));
+  t.same(more.map((a) => a.revision), [gamma, gamma, gamma, gamma]);
+  t.equal(calls, 6, 'one walk for each of the four flags');
+  t.ok(most <= 2, `at most two walks at once (${most})`);
 });

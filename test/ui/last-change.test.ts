@@ -3,7 +3,7 @@
  * Git repository (test/support/ui-harness.ts: `main` one commit, `feature` one more that changes
  * payment-provider and new-checkout in default.features.yml): the line names what
  * `GET .../flags/{key}/last-change` answers (short id, author, message's first line), links to
- * that commit's diff when it has a parent, and a flag whose file changed but not itself still
+ * that commit's diff when it has a parent (which opens and lists the flag), and a flag whose file changed but not itself still
  * names the older commit. Axe-checked, with screenshots.
  */
 import tap from 'tap';
@@ -30,6 +30,8 @@ t.test('the last change of a flag', async (t) => {
     const href = await tab.page.locator('p.last-change a').getAttribute('href');
     t.equal(href, `/ui/diff?base=${ui.main}&head=${ui.feature}&namespace=default`);
     await tab.checkpoint(t, 'ui-flag-last-change');
+    await tab.page.locator('p.last-change a').click();
+    t.match(await tab.waitText(/flags? changed/), /payment-provider/, 'the link opens the diff of that commit, which changed the flag');
   });
 
   await ui.test(t, 'a flag whose file changed but not itself names the commit that did change it (a root commit: no diff link)', async (t, tab) => {

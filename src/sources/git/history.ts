@@ -3,14 +3,13 @@
  * first-parent chain of a commit, walked backwards for at most `limit` commits, keeping the commits
  * whose blob at the path differs from their first parent's. Only trees on the path are read (one
  * per folder level and commit) and blobs are compared by id, so a commit is never inflated beyond
- * its commit object and a few trees; the bytes of a kept commit's file are read only when asked.
+ * its commit object and a few trees; a kept commit's file bytes and metadata are read only when asked.
  * Every object is size-checked before it is inflated (objects.ts).
  */
 import git from 'isomorphic-git';
 import type { FileChange, FileHistory } from '../types.js';
 import type { ObjectDb } from './object-db.js';
 import { checkObject, readBlob, revisionMeta } from './objects.js';
-import { readObjectHeader } from './object-header.js';
 
 type Fs = Parameters<typeof git.readCommit>[0]['fs'];
 
@@ -58,15 +57,21 @@ export async function fileHistory(db: ObjectDb, commit: string, directory: strin
     let parentLink: CommitLink | undefined;
     let parentBlob: string | undefined;
     if (link.parent !== undefined) {
-      if ((await readObjectHeader(db, link.parent)) === undefined) return { changes, walked, stopped: 'missing-parent' };
-      parentLink = await readLink(db, link.parent);
+      try {
+        parentLink = await readLink(db, link.parent);
+      } catch (err) {
+        if ((err as { code?: unknown }).code === 'NotFoundError') return { changes, walked, stopped: 'missing-parent' };
+        throw err;
+      }
       parentBlob = await blobAt(db, parentLink.tree, parts, maxFileSize);
     }
     if (blob !== parentBlob) {
       const after = bytesOf(blob);
       const before = bytesOf(parentBlob);
+      const id = at;
       changes.push({
-        revision: { id: at, ref: at, meta: await revisionMeta(db, at) },
+        commit: id,
+        meta: () => revisionMeta(db, id),
         ...(link.parent !== undefined ? { parent: link.parent } : {}),
         ...(after !== undefined ? { after } : {}),
         ...(before !== undefined ? { before } : {}),
