@@ -153,7 +153,7 @@ export function createLastChange(opts: LastChangeOptions): LastChangeTable {
         };
       }
     }
-    if (stopped === 'missing-parent') return { revision: null, reason: `the flag did not change in the ${walked} commits of ${found.path} held locally (older history was not fetched)` };
+    if (stopped === 'missing-parent') return { revision: null, reason: `the flag did not change in the ${walked} commits held locally (older commits are not in the server's copy of the repository)` };
     return { revision: null, reason: `the flag did not change in the last ${walked} commits (at most ${MAX_COMMITS_WALKED} are walked)` };
   }
 
