@@ -28,6 +28,7 @@ import { traceRequests, type RequestTracing } from './pipeline/request-span.js';
 import { registerAuthRoutes } from './auth/routes.js';
 import { registerCheckRoutes } from './checks/routes.js';
 import { registerOutlineRoutes } from './outline/routes.js';
+import { registerLastChangeRoute } from './outline/last-change-route.js';
 import { registerDiffRoutes } from './diff/routes.js';
 import { registerHookRoutes } from './hooks/routes.js';
 import { readWebhookSecrets, type WebhookSecrets } from './hooks/secrets.js';
@@ -164,6 +165,7 @@ export function createApp(deps: AppDeps): VexilApp {
   registerManagementRoutes(router, { store: deps.store });
   registerCheckRoutes(router, { store: deps.store });
   registerOutlineRoutes(router, { store: deps.store });
+  registerLastChangeRoute(router, { store: deps.store });
   registerDiffRoutes(router, { store: deps.store, slices: createDiffSlices({ maxConcurrent: deps.config.diff.max_concurrent, sliceMs: deps.config.diff.slice }) });
   registerLegacyEvaluationRoutes(router, { store: deps.store, metrics });
   registerWriteRoutes(router);

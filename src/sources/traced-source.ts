@@ -5,7 +5,7 @@
  * knows about tracing:
  *
  *   kind    refs()                      files(rev)                                 lookup / prefetch
- *   git     git.list_refs (ls-refs)     git.fetch (tree; packs it lacks)           git.lookup / git.prefetch
+ *   git     git.list_refs (ls-refs)     git.fetch (tree; packs it lacks)           git.lookup / git.prefetch / git.history
  *   oci     oci.resolve (manifest HEAD) oci.pull (manifest, missing layers)        -
  *   object  object.list (one listing)   object.get (the changed objects' GETs)     -
  *   local   local.list                  local.read                                 -
@@ -61,7 +61,7 @@ export function tracedSource(source: Source): Source {
         return set;
       }),
   };
-  const { watch, lookup, prefetch, cachedRefs, close } = source;
+  const { watch, lookup, prefetch, history, cachedRefs, close } = source;
   if (watch !== undefined) traced.watch = watch.bind(source);
   if (lookup !== undefined) {
     traced.lookup = (name) => inSpan(`${kind}.lookup`, { 'vexil.source.kind': kind, 'vexil.reference': name }, () => lookup.call(source, name));
@@ -69,6 +69,10 @@ export function tracedSource(source: Source): Source {
   if (prefetch !== undefined) {
     traced.prefetch = (revs) =>
       inSpan(`${kind}.prefetch`, { 'vexil.source.kind': kind, 'vexil.revisions': revs.map((r) => r.id) }, () => prefetch.call(source, revs));
+  }
+  if (history !== undefined) {
+    traced.history = (revisionId, path, limit) =>
+      inSpan(`${kind}.history`, { 'vexil.source.kind': kind, 'vexil.revision': revisionId }, () => history.call(source, revisionId, path, limit));
   }
   if (cachedRefs !== undefined) traced.cachedRefs = cachedRefs.bind(source);
   if (close !== undefined) traced.close = close.bind(source);

@@ -38,6 +38,29 @@ export interface SourceLogger {
   warn(obj: object, msg?: string): void;
 }
 
+/** One commit of a file's history (Source.history): the file's bytes there and at its first parent. */
+export interface FileChange {
+  /** The commit id. */
+  readonly commit: string;
+  /** Its author, message and commit time (read when asked: a walk keeps many commits and needs one). */
+  meta(): Promise<NonNullable<Revision['meta']>>;
+  /** Its first parent; undefined for a root commit. */
+  readonly parent?: string;
+  /** The file's bytes at the commit; undefined when the commit does not hold the file. */
+  readonly after?: () => Promise<Uint8Array>;
+  /** The file's bytes at the parent; undefined when the parent does not hold it (or there is none). */
+  readonly before?: () => Promise<Uint8Array>;
+}
+
+export interface FileHistory {
+  /** The commits, newest first, whose file differs from their first parent's (by content id). */
+  readonly changes: readonly FileChange[];
+  /** Commits walked. */
+  readonly walked: number;
+  /** Why the walk stopped before a root commit: the bound was reached, or a parent is not held locally. */
+  readonly stopped?: 'limit' | 'missing-parent';
+}
+
 export interface Source {
   readonly kind: 'local' | 'git' | 'oci' | 'object';
   /** What exists now and where it points. Cheap. */
@@ -53,6 +76,12 @@ export interface Source {
   lookup?(name: string): Promise<Revision | undefined>;
   /** Called before several revisions are built in a row: fetch what they need in as few round trips as possible. */
   prefetch?(revs: readonly Revision[]): Promise<void>;
+  /**
+   * Backends with a commit history (Git): the first-parent history of `revisionId`, at most
+   * `limit` commits, keeping the commits that changed the file at `path` (relative to the state
+   * root). Others have no history and leave it out.
+   */
+  history?(revisionId: string, path: string, limit: number): Promise<FileHistory>;
   /** The refs as the backend's local copy last saw them: lets a restart serve while the backend is unreachable. */
   cachedRefs?(): Promise<Map<string, Revision>>;
   close?(): Promise<void>;

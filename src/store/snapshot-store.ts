@@ -58,6 +58,7 @@ import type { HistoryRecorder } from './history/recorder.js';
 import { backendUnavailable, noValidState, storeClosed } from './refusals.js';
 import { createStoreStatus } from './status.js';
 import { createServedChecks, type ServedChecks } from './served-checks.js';
+import { createLastChange, type LastChange } from './last-change.js';
 import type { RefStatus, SnapshotStore, StoreEvent, StoreLogger } from './types.js';
 
 export { formatProblem } from './refusals.js';
@@ -111,6 +112,7 @@ export interface SnapshotStoreOptions {
 
 export interface ManagedSnapshotStore extends SnapshotStore {
   checks(snapshot: Snapshot): Promise<ServedChecks>;
+  lastChange(snapshot: Snapshot, namespace: string, flagKey: string): Promise<LastChange>;
   /** First build of the default reference, then watch/poll. Throws InvalidStateError with located problems. */
   start(): Promise<void>;
   /** Look at the source now and rebuild what changed (serialized with every other build). */
@@ -244,6 +246,7 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     maxStateSize: opts.maxStateSize,
     retryAfterMs,
   });
+  const lastChange = createLastChange({ source, refs, parseCache, maxFileSize: opts.maxFileSize, retryAfterMs });
   const entry = createRevisionEntry({ refs, builder, queue, polled, isClosed, nowMs });
   const status = createStoreStatus({ refs, polled, ...(opts.maxStalenessMs !== undefined ? { maxStalenessMs: opts.maxStalenessMs } : {}), nowMs });
 
@@ -281,6 +284,8 @@ export function createSnapshotStore(opts: SnapshotStoreOptions): ManagedSnapshot
     },
 
     checks: (snapshot) => servedChecks.of(snapshot),
+
+    lastChange: (snapshot, namespace, flagKey) => lastChange.of(snapshot, namespace, flagKey),
 
     isPinned(ref: string) {
       return refs.get(refs.keyOf(ref))?.pinned === true;

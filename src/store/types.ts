@@ -8,6 +8,7 @@ import type { ExcerptedProblem } from '../state/excerpt.js';
 import type { Revision } from '../sources/types.js';
 import type { LocatedCheck } from '../state/load.js';
 
+
 /** The subset of a pino logger the store uses. */
 export interface StoreLogger {
   debug(obj: object, msg?: string): void;
@@ -76,6 +77,20 @@ export interface ServedChecks {
   readonly checks: readonly LocatedCheck[];
 }
 
+/** The newest commit that changed one flag's definition (last-change.ts), or why it is not known. */
+export type LastChange =
+  | {
+      readonly revision: string;
+      /** Its first parent (the diff's base); absent for a root commit. */
+      readonly parent?: string;
+      /** `Name <email>`. */
+      readonly author: string;
+      readonly message: string;
+      /** RFC 3339. */
+      readonly committedAt: string;
+    }
+  | { readonly revision: null; readonly reason: string };
+
 export interface SnapshotStore {
   /** The reference served when a request names none. */
   readonly defaultReference: string;
@@ -110,6 +125,12 @@ export interface SnapshotStore {
    * off the evaluation path, and kept with the snapshot.
    */
   checks?(snapshot: Snapshot): Promise<ServedChecks>;
+  /**
+   * The newest commit that changed a flag's definition, from the first-parent history of the
+   * snapshot's revision (last-change.ts); `revision: null` with a reason when not found or the
+   * source keeps no history. 404 when the snapshot lacks the flag.
+   */
+  lastChange?(snapshot: Snapshot, namespace: string, flagKey: string): Promise<LastChange>;
   /** Coordinated replicas only (cluster.coordination). */
   coordination?(): CoordinationStatus;
   close(): Promise<void>;

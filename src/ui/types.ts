@@ -208,6 +208,11 @@ export interface HistoryPage {
 }
 
 /** `GET /api/v1/namespaces/{ns}/outline` (src/server/outline/answer.ts). */
+/** `GET .../flags/{key}/last-change`'s `lastChange`: the newest commit that changed the flag, or why it is not known. */
+export type LastChange =
+  | { revision: string; parent?: string; author: string; message: string; committedAt: string }
+  | { revision: null; reason: string };
+
 export interface NamespaceOutline {
   reference: string;
   revision: string;

@@ -10,6 +10,8 @@
  * - `files(rev)` lists the tree of the commit under `directory`; a file's content id is its blob
  *   id, so branches sharing a file share its parsed document.
  * - Revisions carry the commit's author, message and time, shown for rejected commits.
+ * - `history(commit, path, limit)` walks a served commit's first-parent chain for the commits that
+ *   changed one state file (history.ts), from the local copy only: a parent it lacks ends the walk.
  * - A read from the mirror that fails for a reason other than the content (a file too large, a
  *   missing directory) has the mirror checked for damage (mirror.ts); when it was damaged it is
  *   replaced by an empty one, the commit fetched again and the read made once more. A read that
@@ -30,8 +32,9 @@ import { parseRepository, privateDefaultCacheDir, type RepositoryLocation } from
 import { isCommitId, referenceNames, type ListedRef } from './ref-names.js';
 import { FileRefusedError } from '../file-refused.js';
 import { SourceReadError } from '../source-read-error.js';
-import type { FileSet, Revision, Source, SourceLogger } from '../types.js';
+import type { FileHistory, FileSet, Revision, Source, SourceLogger } from '../types.js';
 import { repositoryDirs } from './repository-dirs.js';
+import { fileHistory } from './history.js';
 
 export { GitOptionsError, parseRepository } from './options.js';
 
@@ -82,6 +85,8 @@ export interface GitSource extends Source {
   prefetch(revs: readonly Revision[]): Promise<void>;
   /** The refs as the local copy last saw them (a restart while the server is down serves these). */
   cachedRefs(): Promise<Map<string, Revision>>;
+  /** The commits of the first-parent history of `revisionId` (at most `limit`) that changed `path`. */
+  history(revisionId: string, path: string, limit: number): Promise<FileHistory>;
   stats(): GitSourceStats;
 }
 
@@ -264,6 +269,10 @@ function httpSource(url: string, opts: GitSourceOptions, directory: string, defa
       const anyRef = listed.get(missing[0]!.ref)!.fullName;
       await m.fetchAll(tags, anyRef);
     },
+    async history(revisionId, path, limit) {
+      const m = await mirror();
+      return fileHistory(m, revisionId, directory, path, limit, opts.maxFileSize);
+    },
     async cachedRefs() {
       const m = await mirror();
       return toRevisions(referenceNames(await m.localRefs()));
@@ -342,6 +351,9 @@ function pathSource(path: string, opts: GitSourceOptions, directory: string): Gi
       return (await hasCommit(await db(), name)) ? { id: name, ref: name } : undefined;
     },
     async prefetch() {},
+    async history(revisionId, path, limit) {
+      return fileHistory(await db(), revisionId, directory, path, limit, opts.maxFileSize);
+    },
     cachedRefs: () => source.refs(),
     stats: () => ({ requests: 0, bytesReceived: 0, fetches: 0, listings, protocolVersion: 0 }),
   };

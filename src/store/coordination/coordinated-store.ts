@@ -19,6 +19,9 @@ export function coordinatedStore(store: SnapshotStore, coordinator: Coordinator)
     ...(store.tracks !== undefined ? { tracks: (reference: string) => store.tracks!(reference) } : {}),
     isPinned: (ref) => store.isPinned(ref),
     ...(store.checks !== undefined ? { checks: (snapshot: Parameters<NonNullable<SnapshotStore['checks']>>[0]) => store.checks!(snapshot) } : {}),
+    ...(store.lastChange !== undefined
+      ? { lastChange: (...args: Parameters<NonNullable<SnapshotStore['lastChange']>>) => store.lastChange!(...args) }
+      : {}),
     subscribe: (listener) => store.subscribe(listener),
     coordination: () => coordinator.status(),
     async close() {

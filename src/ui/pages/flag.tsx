@@ -5,9 +5,10 @@
  * a variant flag's rules in rank order (segments and distributions drawn as bars, each with its
  * text equivalent; drawn dashed and marked "not applied" while the flag is disabled), a boolean
  * flag's rollouts in order down to what everyone else gets; then its variants (attachments folded),
- * its lifecycle (owner, temporary or permanent, expires) and other metadata, and the semantic
- * checks that concern it. Reads: the flag, its rules, its rollouts, its outline (which segments
- * match everyone), its checks; on another reference the same on the default one to compare.
+ * its lifecycle (owner, temporary or permanent, expires), the last commit that changed it (with a
+ * link to that commit's diff) and other metadata, and the semantic checks that concern it. Reads:
+ * the flag, its rules, its rollouts, its outline (which segments match everyone), its last change,
+ * its checks; on another reference the same on the default one to compare.
  */
 import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
@@ -22,11 +23,12 @@ import { bySeverity, locationText } from '../lib/check-text.js';
 import { sameApartFromTimestamps } from '../lib/flag-compare.js';
 import { booleanSummary, variantSummary, type SummaryRule } from '../lib/flag-summary.js';
 import { countOf, flagTypeLabel, prettyJson } from '../lib/format.js';
+import { lastChangeText } from '../lib/last-change-text.js';
 import { lifecycleView } from '../lib/lifecycle-text.js';
 import { paths } from '../lib/routes.js';
 import { everyoneElseText, operatorWord, rolloutText, segmentKeysOf, segmentSetText, type SegmentSetLike } from '../lib/rule-text.js';
 import { Link } from '../router.js';
-import type { Check, ChecksPage, Flag, NamespaceOutline, Rollout, Rule, Segment, Variant } from '../types.js';
+import type { Check, ChecksPage, Flag, LastChange, NamespaceOutline, Rollout, Rule, Segment, Variant } from '../types.js';
 import { useApi } from '../use-api.js';
 
 /** Colour class of a variant, the same in every rule of the flag (styles.css: .c0 … .c5). */
@@ -211,6 +213,30 @@ function LifecycleView({ flag }: { flag: Flag }) {
         )}
       </dd>
     </dl>
+  );
+}
+
+/** "Last changed in <commit> by <author>, <age>: <message>", linked to that commit's diff; or why it is not known. */
+function LastChangeView({ namespace, flagKey }: { namespace: string; flagKey: string }) {
+  const { reference } = useApp();
+  const res = useApi<{ lastChange: LastChange }>(
+    withQuery(`/api/v1/namespaces/${encodeURIComponent(namespace)}/flags/${encodeURIComponent(flagKey)}/last-change`, { reference }),
+  );
+  if (res.state === 'loading') return <Loading what="the last change" />;
+  if (res.state === 'error') return <p class="muted last-change">Last change not known: {res.error.message}</p>;
+  const change = res.data.lastChange;
+  const text = lastChangeText(change, Date.now());
+  if (change.revision === null) return <p class="muted last-change">{text}</p>;
+  return (
+    <p class="last-change">
+      <span title={`${change.revision} at ${change.committedAt}`}>{text}</span>
+      {change.parent !== undefined && (
+        <>
+          {' '}
+          (<Link href={paths.diff({ base: change.parent, head: change.revision, namespace })}>see the change</Link>)
+        </>
+      )}
+    </p>
   );
 }
 
@@ -433,6 +459,7 @@ export function FlagPage({ namespace, flagKey }: { namespace: string; flagKey: s
                 ))}
               </dl>
             )}
+            <LastChangeView namespace={namespace} flagKey={flag.key} />
           </section>
           <ChecksView namespace={namespace} flagKey={flag.key} />
         </>
